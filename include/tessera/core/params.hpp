@@ -1,0 +1,92 @@
+// Strictly validated run parameters: the schema, the loader and the effective parameter set.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace tessera {
+
+enum class ParamType { kInt, kReal, kBool, kString, kInt3, kReal3 };
+
+using ParamValue = std::variant<std::monostate, std::int64_t, double, bool, std::string,
+                                std::array<std::int64_t, 3>, std::array<double, 3>>;
+
+// Closed or open numeric interval applied to a number or to each element of an array.
+struct Range {
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool lo_open = false;
+  bool hi_open = false;
+  bool contains(double v) const;
+  std::string describe() const;  // "(0, 1]", ">= 16", ...
+};
+
+// One key of the parameter file. A spec without default value is required.
+struct ParamSpec {
+  std::string section;
+  std::string key;
+  ParamType type = ParamType::kReal;
+  ParamValue default_value;  // std::monostate: required
+  std::string help;
+  Range range;
+  std::int64_t multiple_of = 0;       // integers (and int arrays) must be multiples of this
+  std::vector<std::string> choices;  // strings must be one of these, when not empty
+
+  std::string name() const { return section + "." + key; }
+  std::string expected() const;  // "a real number in (0, 1]", "one of: hll, hllc", ...
+};
+
+// The validated, complete parameter set of a run (defaults filled in).
+class Params {
+ public:
+  std::int64_t integer(std::string_view name) const;
+  double real(std::string_view name) const;
+  bool boolean(std::string_view name) const;
+  const std::string& string(std::string_view name) const;
+  std::array<std::int64_t, 3> int3(std::string_view name) const;
+  std::array<double, 3> real3(std::string_view name) const;
+  bool has(std::string_view name) const;
+
+  // The effective parameters as a TOML document, in schema order; parses back to the
+  // same values (floats are written in their shortest round-trip form).
+  std::string to_toml() const;
+
+  void set(const ParamSpec& spec, ParamValue value);
+
+ private:
+  const ParamValue& get(std::string_view name, ParamType type) const;
+  std::vector<ParamSpec> specs_;  // in insertion order
+  std::map<std::string, ParamValue, std::less<>> values_;
+};
+
+// What the loader validates against: fixed sections plus the `[problem]` keys of the
+// problem that `problem.name` selects.
+struct ParamSchema {
+  std::vector<ParamSpec> specs;
+  std::vector<std::string> sections;  // allowed section names, in output order
+  // Returns the problem's own specs (section "problem"), or throws tessera::Error for
+  // an unknown problem name.
+  std::function<std::vector<ParamSpec>(const std::string& problem)> problem_specs;
+};
+
+// Parses `file`, applies `overrides` ("section.key=value") and validates everything.
+// Every error names the file and line (or the override), the key and what was expected,
+// and is thrown as tessera::Error(kInput).
+Params load_params(const std::string& file, const std::vector<std::string>& overrides,
+                   const ParamSchema& schema);
+
+// Same as load_params, from TOML text (used by tests and by restart).
+Params load_params_from_string(const std::string& text, const std::string& source_name,
+                               const std::vector<std::string>& overrides,
+                               const ParamSchema& schema);
+
+std::string format_param_value(const ParamValue& v);
+
+}  // namespace tessera

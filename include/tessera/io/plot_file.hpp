@@ -1,0 +1,49 @@
+// Plot files in the Athena++ .athdf layout (+ .xdmf), readable by yt, ParaView and VisIt.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/real.hpp"
+
+namespace tessera::io {
+
+// One mesh block of the file: a leaf patch of kBlockSize^3 cells.
+struct PlotBlock {
+  int level = 0;
+  std::array<std::int64_t, 3> location{};  // logical location, in blocks, at `level`
+  std::array<double, 3> xmin{};            // lower corner of the block
+  double dx = 0;                           // cell width (cubic cells)
+};
+
+// Everything a plot file holds; the writer knows nothing of the mesh classes.
+struct PlotFile {
+  std::string problem;
+  int cycle = 0;
+  double time = 0;
+  std::array<double, 3> domain_min{};
+  std::array<double, 3> domain_max{};
+  std::array<int, 3> root_cells{};  // cells of the root level per dimension
+  int block_size = 8;               // cells per block edge
+  int max_level = 0;
+  std::vector<PlotBlock> blocks;
+  // Athena++ names (rho, press, vel1, vel2, vel3, ...) so yt's athena_pp frontend maps them.
+  std::vector<std::string> variables;
+  // values[var][block][z][y][x]: variables.size() * blocks.size() * block_size^3 entries.
+  std::vector<Real> values;
+  std::string parameters;  // the effective parameters as TOML text
+  double gamma = 0;
+  std::string code_version;
+};
+
+// "<dir>/<problem>.<NNNNN>.athdf"
+std::string plot_file_name(const std::string& dir, const std::string& problem, int index);
+
+// Writes `path` and `path + ".xdmf"`. Each is written under a temporary name, flushed
+// and renamed, so a crash never leaves a partial file under the final name.
+// Throws tessera::Error(kIo) naming the file on any HDF5 or filesystem failure.
+void write_plot_file(const std::string& path, const PlotFile& plot);
+
+}  // namespace tessera::io

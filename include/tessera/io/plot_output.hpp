@@ -1,0 +1,16 @@
+// Builds a plot file (primitive variables of every leaf patch) from the mesh.
+#pragma once
+
+#include <string>
+
+#include "kernels/hydro_state.hpp"
+#include "tessera/io/plot_file.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::io {
+
+PlotFile make_plot_file(const mesh::Mesh& mesh, const kernels::EosParams& eos,
+                        const std::string& problem, int cycle, double time,
+                        const std::string& parameters);
+
+}  // namespace tessera::io

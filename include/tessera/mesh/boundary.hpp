@@ -1,0 +1,18 @@
+// Physical boundary conditions (outflow, reflecting) on a patch group's ghost zones.
+// Periodic boundaries need no filling here: the mesh links periodic images as neighbours.
+#pragma once
+
+#include <array>
+
+#include "tessera/core/real.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::mesh {
+
+// box: [nvar][n][n][n] with n = 16 + 2 * ghost; group_corner: first interior cell of the
+// group in the index space of `level`. Sweeps x, then y, then z over the whole box extent
+// so edge and corner ghost cells end up filled too.
+void apply_physical_boundaries(const Mesh& mesh, int level, std::array<int, 3> group_corner,
+                               int ghost, Real* box);
+
+}  // namespace tessera::mesh

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""Mid-plane slice of a Tessera (Athena++ layout) .athdf plot file, saved as a PNG.
+
+Usage: plot_slice.py FILE.athdf [--field rho] [--axis z] [--out FILE.png] [--log] [--at C]
+
+Reads the file with h5py only (importing yt would take longer than the plot). Every block
+cut by the mid-plane is painted into one image at the resolution of the finest level
+present (capped by --max-pixels), coarser levels first so that finer data is drawn over
+coarser data should a file hold both; thin outlines show the blocks. Prints the PNG path.
+"""
+
+import argparse
+import os
+import sys
+
+import h5py
+import numpy as np
+
+AXES = {"x": 0, "y": 1, "z": 2}
+# (horizontal, vertical) axes of the image for each slice normal, as yt orients them.
+IMAGE_AXES = {0: (1, 2), 1: (0, 2), 2: (0, 1)}
+AXIS_NAMES = ("x", "y", "z")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="plot file (.athdf)")
+    parser.add_argument("--field", default="rho", help="variable name (default rho)")
+    parser.add_argument("--axis", default="z", choices=sorted(AXES), help="slice normal")
+    parser.add_argument("--out", help="PNG to write (default: FILE with .<field>_<axis>.png)")
+    parser.add_argument("--log", action="store_true", help="logarithmic colour scale")
+    parser.add_argument(
+        "--at", type=float, help="position of the plane along the axis (default: mid-plane)"
+    )
+    parser.add_argument(
+        "--max-pixels",
+        type=int,
+        default=4096,
+        help="cap on the image size per side; finer blocks are averaged down (default 4096)",
+    )
+    args = parser.parse_args(argv)
+    if args.max_pixels < 1:
+        parser.error("--max-pixels must be positive")
+    if not os.path.isfile(args.file):
+        parser.error(f"{args.file}: no such file")
+    if args.out is None:
+        stem = args.file[: -len(".athdf")] if args.file.endswith(".athdf") else args.file
+        args.out = f"{stem}.{args.field}_{args.axis}.png"
+    return args
+
+
+def decode(names):
+    return [n.decode("ascii", "ignore") if isinstance(n, bytes) else str(n) for n in names]
+
+
+def find_variable(f, field):
+    """(dataset name, index in it) of a variable, from the Athena++ name attributes."""
+    variables = decode(f.attrs["VariableNames"])
+    k = 0
+    for dataset, count in zip(decode(f.attrs["DatasetNames"]), f.attrs["NumVariables"]):
+        for j in range(int(count)):
+            if variables[k] == field:
+                return dataset, j
+            k += 1
+    raise KeyError(f"no variable '{field}' in the file; it has: {', '.join(variables)}")
+
+
+def reduce_to_pixels(tile, q):
+    """Averages q x q cells into one pixel (cells finer than the image)."""
+    n0, n1 = tile.shape
+    if q <= min(n0, n1) and n0 % q == 0 and n1 % q == 0:
+        return tile.reshape(n0 // q, q, n1 // q, q).mean(axis=(1, 3))
+    return np.full((1, 1), tile.mean())  # block smaller than a pixel
+
+
+def make_slice(f, field, axis, max_pixels, at=None):
+    """Image (rows: vertical axis), its extent, the slice coordinate and the block outlines."""
+    dataset, var = find_variable(f, field)
+    data = f[dataset]
+    levels = np.asarray(f["Levels"][:], dtype=np.int64)
+    faces = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1f", "x2f", "x3f")]
+    lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)], dtype=np.float64)
+    hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)], dtype=np.float64)
+    root = np.asarray(f.attrs["RootGridSize"], dtype=np.int64)
+    h, v = IMAGE_AXES[axis]
+
+    # The image level: the finest present, unless that exceeds max_pixels per side.
+    image_level = int(levels.max())
+    while image_level > 0 and max(root[h], root[v]) * 2**image_level > max_pixels:
+        image_level -= 1
+    shape = (int(root[v]) * 2**image_level, int(root[h]) * 2**image_level)  # (rows, cols)
+    pixel = (hi - lo) / (root * 2.0**image_level)
+    image = np.full(shape, np.nan)
+
+    # The plane (the domain's mid-plane by default) cuts a cell when lower face <= c < upper
+    # face, so a plane on a face takes the cells above it at every level, consistently.
+    c = 0.5 * (lo[axis] + hi[axis]) if at is None else float(at)
+    if not lo[axis] <= c <= hi[axis]:
+        raise KeyError(f"plane {AXIS_NAMES[axis]} = {c:g} outside [{lo[axis]:g}, {hi[axis]:g}]")
+    outlines = []
+    for b in np.argsort(levels, kind="stable"):  # coarse first: finer drawn over coarser
+        fa = faces[axis][b]
+        if not (fa[0] <= c < fa[-1] or (c == fa[-1] == hi[axis])):
+            continue
+        k = int(np.clip(np.searchsorted(fa, c, side="right") - 1, 0, fa.size - 2))
+        block = data[var, b]  # [z][y][x]
+        # Rows along v, columns along h: [y][x], [z][x] and [z][y] for z, y and x normals.
+        tile = {0: block[:, :, k], 1: block[:, k, :], 2: block[k, :, :]}[axis]
+        tile = np.asarray(tile, dtype=np.float64)
+        level = int(levels[b])
+        if level <= image_level:
+            r = 2 ** (image_level - level)
+            tile = np.repeat(np.repeat(tile, r, axis=0), r, axis=1)
+        else:
+            tile = reduce_to_pixels(tile, 2 ** (level - image_level))
+        i0 = int(np.floor((faces[h][b][0] - lo[h]) / pixel[h] + 0.5))
+        j0 = int(np.floor((faces[v][b][0] - lo[v]) / pixel[v] + 0.5))
+        i0, j0 = min(max(i0, 0), shape[1] - 1), min(max(j0, 0), shape[0] - 1)
+        rows = min(tile.shape[0], shape[0] - j0)
+        cols = min(tile.shape[1], shape[1] - i0)
+        image[j0 : j0 + rows, i0 : i0 + cols] = tile[:rows, :cols]
+        outlines.append(
+            (faces[h][b][0], faces[v][b][0], faces[h][b][-1] - faces[h][b][0],
+             faces[v][b][-1] - faces[v][b][0])
+        )
+    extent = (lo[h], hi[h], lo[v], hi[v])
+    return image, extent, c, outlines
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    axis = AXES[args.axis]
+    try:
+        with h5py.File(args.file, "r") as f:
+            image, extent, c, outlines = make_slice(
+                f, args.field, axis, args.max_pixels, args.at
+            )
+            time = float(f.attrs["Time"])
+            cycle = int(f.attrs["NumCycles"]) if "NumCycles" in f.attrs else None
+    except KeyError as error:
+        print(f"error: {args.file}: {error.args[0]}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
+        return 1
+
+    import matplotlib
+
+    matplotlib.use("Agg")  # no display needed (batch jobs, CI)
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PatchCollection
+    from matplotlib.colors import LogNorm, Normalize
+    from matplotlib.patches import Rectangle
+    from mpl_toolkits.axes_grid1 import make_axes_locatable
+
+    values = np.ma.masked_invalid(image)
+    if args.log:
+        if np.any(values <= 0):
+            print("warning: non-positive values left blank on the log scale", file=sys.stderr)
+        values = np.ma.masked_less_equal(values, 0.0)
+    if values.count() == 0:
+        print(f"error: no data to plot for '{args.field}' on this plane", file=sys.stderr)
+        return 1
+    vmin, vmax = float(values.min()), float(values.max())
+    if vmin == vmax:  # uniform field: give the colour scale some width
+        span = abs(vmin) * 1e-6 or 1e-6
+        vmin, vmax = vmin - span, vmax + span
+        if args.log:
+            vmin = max(vmin, vmax * 0.5)
+    norm = LogNorm(vmin=vmin, vmax=vmax) if args.log else Normalize(vmin=vmin, vmax=vmax)
+
+    h, v = IMAGE_AXES[axis]
+    width, height = extent[1] - extent[0], extent[3] - extent[2]
+    aspect = height / width if width > 0 else 1.0
+    fig, ax = plt.subplots(figsize=(7.0, max(3.0, min(14.0, 5.5 * aspect + 1.0))), dpi=150)
+    im = ax.imshow(values, origin="lower", extent=extent, norm=norm, cmap="viridis",
+                   interpolation="nearest")
+    ax.add_collection(
+        PatchCollection(
+            [Rectangle((x, y), w, hgt) for x, y, w, hgt in outlines],
+            facecolor="none", edgecolor="white", linewidth=0.3, alpha=0.6,
+        )
+    )
+    ax.set_xlim(extent[0], extent[1])
+    ax.set_ylim(extent[2], extent[3])
+    ax.set_xlabel(AXIS_NAMES[h])
+    ax.set_ylabel(AXIS_NAMES[v])
+    cycle_text = f", cycle {cycle}" if cycle is not None else ""
+    ax.set_title(f"{args.field} at t = {time:.6g}{cycle_text}  ({args.axis} = {c:.4g})")
+    # A colorbar axis cut from the image's own, so it matches the image height at any aspect.
+    cax = make_axes_locatable(ax).append_axes("right", size="4%", pad=0.1)
+    fig.colorbar(im, cax=cax, label=args.field)
+    fig.tight_layout()
+    try:
+        fig.savefig(args.out)
+    except OSError as error:
+        print(f"error: cannot write {args.out}: {error}", file=sys.stderr)
+        return 1
+    finally:
+        plt.close(fig)
+    print(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+#include "src/app/commands.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+
+#include "tessera/core/log.hpp"
+#include "tessera/core/problem.hpp"
+#include "tessera/core/schema.hpp"
+#include "tessera/core/version.hpp"
+#include "tessera/evolve/simulation.hpp"
+
+namespace tessera::app {
+
+namespace {
+
+void log_parameters(const std::string& file, const Params& params) {
+  log_line("Tessera %s", version_string().c_str());
+  log_line("parameter file: %s", file.c_str());
+  log_line("effective parameters:\n%s", params.to_toml().c_str());
+}
+
+}  // namespace
+
+int command_run(const std::string& file, const std::vector<std::string>& overrides) {
+  const Params params = load_run_params(file, overrides);
+  log_parameters(file, params);
+  evolve::Simulation sim(params);
+  sim.run();
+  return 0;
+}
+
+int command_check(const std::string& file, const std::vector<std::string>& overrides) {
+  const Params params = load_run_params(file, overrides);
+  // Building the simulation validates what the schema cannot (geometry, problem setup)
+  // without allocating field data beyond the mesh.
+  evolve::Simulation sim(params);
+  std::printf("# %s: parameters are valid (%lld cells)\n%s", file.c_str(),
+              sim.mesh().num_leaf_cells(), params.to_toml().c_str());
+  return 0;
+}
+
+int command_problems() {
+  for (const ProblemInfo* p : all_problems())
+    std::printf("%-16s %s\n", p->name.c_str(), p->description.c_str());
+  return 0;
+}
+
+int command_params() {
+  std::fputs(parameter_reference_markdown().c_str(), stdout);
+  return 0;
+}
+
+std::string version_text() {
+  std::string s = "tessera " + version_string() + "\n";
+  s += strprintf("backends: cpu (OpenMP, %d threads)\n", omp_get_max_threads());
+#if TESSERA_CUDA_COMPILED
+  s += "cuda: device code compiled; the CUDA executor is not part of this version";
+#else
+  s += "cuda: not built";
+#endif
+  return s;
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,49 @@
+// tessera: command-line entry point. Maps every failure to a documented exit code
+// (docs/user_guide.md, "Exit codes"); never exits 0 on an error.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <exception>
+
+#include "src/app/commands.hpp"
+#include "tessera/core/error.hpp"
+
+int main(int argc, char** argv) {
+  using tessera::ErrorKind;
+  CLI::App app{"Tessera: GPU-accelerated adaptive-mesh hydrodynamics"};
+  app.require_subcommand(1, 1);
+  app.set_version_flag("--version", tessera::app::version_text());
+
+  std::string file;
+  std::vector<std::string> overrides;
+  auto* run = app.add_subcommand("run", "run a problem from a parameter file");
+  auto* check = app.add_subcommand("check", "validate a parameter file and print the "
+                                            "effective parameters; run nothing");
+  for (auto* sub : {run, check}) {
+    sub->add_option("file", file, "parameter file (TOML)")->required();
+    sub->add_option("overrides", overrides, "section.key=value overrides");
+  }
+  auto* problems = app.add_subcommand("problems", "list the problems with a description");
+  auto* params = app.add_subcommand("params", "print the parameter reference (Markdown)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ErrorKind::kInput);
+  }
+  try {
+    if (*run) return tessera::app::command_run(file, overrides);
+    if (*check) return tessera::app::command_check(file, overrides);
+    if (*problems) return tessera::app::command_problems();
+    if (*params) return tessera::app::command_params();
+  } catch (const tessera::Error& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tessera: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "tessera: internal error: %s\n", e.what());
+    return static_cast<int>(ErrorKind::kInternal);
+  }
+  return static_cast<int>(ErrorKind::kInternal);
+}

@@ -1,0 +1,49 @@
+#include "tessera/core/log.hpp"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <vector>
+
+namespace tessera {
+
+namespace {
+std::atomic<bool> g_quiet{false};
+
+std::string vformat(const char* fmt, va_list args) {
+  va_list copy;
+  va_copy(copy, args);
+  const int n = std::vsnprintf(nullptr, 0, fmt, copy);
+  va_end(copy);
+  std::vector<char> buf(static_cast<std::size_t>(n > 0 ? n : 0) + 1);
+  std::vsnprintf(buf.data(), buf.size(), fmt, args);
+  return std::string(buf.data(), static_cast<std::size_t>(n > 0 ? n : 0));
+}
+}  // namespace
+
+std::string strprintf(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  std::string s = vformat(fmt, args);
+  va_end(args);
+  return s;
+}
+
+void log_line(const std::string& line) {
+  if (g_quiet) return;
+  std::fputs(line.c_str(), stdout);
+  std::fputc('\n', stdout);
+  std::fflush(stdout);
+}
+
+void log_line(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  const std::string s = vformat(fmt, args);
+  va_end(args);
+  log_line(s);
+}
+
+void set_log_quiet(bool quiet) { g_quiet = quiet; }
+
+}  // namespace tessera

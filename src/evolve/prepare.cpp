@@ -1,0 +1,65 @@
+// Prepare and close stages: moving a patch group between the patch pool and the
+// solver's contiguous box (GAMER's Prepare_PatchData / closing step, seed 001 §3.5).
+#include <algorithm>
+
+#include "tessera/evolve/pipeline.hpp"
+#include "tessera/mesh/boundary.hpp"
+
+namespace tessera::evolve {
+
+using mesh::kPatchSize;
+
+void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box) {
+  const int n = 2 * kPatchSize + 2 * ghost;
+  const std::size_t n3 = std::size_t(n) * n * n;
+  const auto& base = m.patch(first_patch);
+  // The group spans patch blocks 0..1 per dimension; ghosts reach into blocks -1 and 2.
+  for (int bz = -1; bz <= 2; ++bz)
+    for (int by = -1; by <= 2; ++by)
+      for (int bx = -1; bx <= 2; ++bx) {
+        const int b[3] = {bx, by, bz};
+        int lo[3], hi[3], child = 0, off[3];
+        for (int d = 0; d < 3; ++d) {
+          lo[d] = std::max(b[d] * kPatchSize, -ghost);
+          hi[d] = std::min(b[d] * kPatchSize + kPatchSize, 2 * kPatchSize + ghost);
+          const int c = std::clamp(b[d], 0, 1);
+          child |= c << d;
+          off[d] = b[d] - c;
+        }
+        if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;
+        const int src = m.patch(first_patch + child)
+                            .neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        if (src == mesh::kNoPatch) continue;  // outside the domain: boundary conditions
+        const Real* data = m.data(slot, src);
+        const int len = hi[0] - lo[0];
+        for (int v = 0; v < m.nvar(); ++v)
+          for (int z = lo[2]; z < hi[2]; ++z)
+            for (int y = lo[1]; y < hi[1]; ++y) {
+              const Real* from = data + v * mesh::kPatchCells +
+                                 ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) *
+                                     kPatchSize +
+                                 (lo[0] - bx * kPatchSize);
+              Real* to = box + v * n3 + ((z + ghost) * n + (y + ghost)) * n + (lo[0] + ghost);
+              std::copy(from, from + len, to);
+            }
+      }
+  mesh::apply_physical_boundaries(m, base.level, base.corner, ghost, box);
+}
+
+void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior) {
+  constexpr int g = 2 * kPatchSize;
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    Real* data = m.data(slot, first_patch + c);
+    const int ox = (c & 1) * kPatchSize, oy = ((c >> 1) & 1) * kPatchSize;
+    const int oz = ((c >> 2) & 1) * kPatchSize;
+    for (int v = 0; v < m.nvar(); ++v)
+      for (int z = 0; z < kPatchSize; ++z)
+        for (int y = 0; y < kPatchSize; ++y) {
+          const Real* from = interior + v * g * g * g + ((z + oz) * g + (y + oy)) * g + ox;
+          std::copy(from, from + kPatchSize,
+                    data + v * mesh::kPatchCells + (z * kPatchSize + y) * kPatchSize);
+        }
+  }
+}
+
+}  // namespace tessera::evolve

@@ -1,0 +1,50 @@
+#include "tessera/io/plot_output.hpp"
+
+#include "tessera/core/version.hpp"
+
+namespace tessera::io {
+
+PlotFile make_plot_file(const mesh::Mesh& m, const kernels::EosParams& eos,
+                        const std::string& problem, int cycle, double time,
+                        const std::string& parameters) {
+  const auto& geo = m.geometry();
+  PlotFile f;
+  f.problem = problem;
+  f.cycle = cycle;
+  f.time = time;
+  f.domain_min = geo.xmin;
+  f.domain_max = geo.xmax;
+  f.root_cells = geo.root_cells;
+  f.block_size = mesh::kPatchSize;
+  f.max_level = m.num_levels() - 1;
+  f.variables = {"rho", "press", "vel1", "vel2", "vel3"};
+  f.parameters = parameters;
+  f.gamma = eos.gamma;
+  f.code_version = version_string();
+  std::vector<int> leaves;
+  for (int p = 0; p < m.num_patches(); ++p)
+    if (m.patch(p).is_leaf()) leaves.push_back(p);
+  const std::size_t nb = leaves.size(), nc = mesh::kPatchCells;
+  f.values.resize(f.variables.size() * nb * nc);
+  for (std::size_t b = 0; b < nb; ++b) {
+    const auto& meta = m.patch(leaves[b]);
+    PlotBlock blk;
+    blk.level = meta.level;
+    blk.dx = m.dx(meta.level);
+    for (int d = 0; d < 3; ++d) {
+      blk.location[d] = meta.corner[d] / mesh::kPatchSize;
+      blk.xmin[d] = geo.xmin[d] + meta.corner[d] * blk.dx;
+    }
+    f.blocks.push_back(blk);
+    const Real* u = m.current(leaves[b]);
+    for (std::size_t c = 0; c < nc; ++c) {
+      const kernels::Cons cu = {u[c], {u[nc + c], u[2 * nc + c], u[3 * nc + c]}, u[4 * nc + c]};
+      const kernels::Prim w = kernels::cons_to_prim(cu, eos);
+      const Real vals[5] = {w.rho, w.p, w.v[0], w.v[1], w.v[2]};
+      for (std::size_t v = 0; v < 5; ++v) f.values[(v * nb + b) * nc + c] = vals[v];
+    }
+  }
+  return f;
+}
+
+}  // namespace tessera::io
