@@ -10,10 +10,13 @@ namespace tessera::kernels {
 
 // std:: overloads serve float and double on the host and, under nvcc, on the device.
 using std::fabs;
-using std::fmax;
-using std::fmin;
 using std::isfinite;
 using std::sqrt;
+
+// Plain comparisons rather than fmin/fmax: those must honour NaN rules, which keeps
+// compilers from inlining them on the host (a libm call per face otherwise).
+TESSERA_HD inline Real min_of(Real a, Real b) { return a < b ? a : b; }
+TESSERA_HD inline Real max_of(Real a, Real b) { return a > b ? a : b; }
 
 // Variable order of the patch data (DESIGN.md §3).
 enum HydroVar : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEngy = 4 };

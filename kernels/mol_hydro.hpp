@@ -66,7 +66,7 @@ TESSERA_HD inline Cons face_flux(const Real* w, int n3, int idx, int stride, int
 // Largest |v_d| + c_s of a cell: the signal speed the CFL condition uses.
 TESSERA_HD inline Real max_signal_speed(const Prim& w, Real gamma) {
   const Real c = sound_speed(w, gamma);
-  return fmax(fabs(w.v[0]), fmax(fabs(w.v[1]), fabs(w.v[2]))) + c;
+  return max_of(fabs(w.v[0]), max_of(fabs(w.v[1]), fabs(w.v[2]))) + c;
 }
 
 }  // namespace tessera::kernels

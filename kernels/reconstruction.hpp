@@ -13,7 +13,7 @@ TESSERA_HD inline Real sign_of(Real a) { return a > 0 ? Real(1) : (a < 0 ? Real(
 
 // minmod(a, b, c) of Wang et al. eq. 11.
 TESSERA_HD inline Real minmod3(Real a, Real b, Real c) {
-  const Real m = fmin(fabs(a), fmin(fabs(b), fabs(c)));
+  const Real m = min_of(fabs(a), min_of(fabs(b), fabs(c)));
   return Real(0.25) * (sign_of(a) + sign_of(b)) * fabs(sign_of(a) + sign_of(c)) * m;
 }
 

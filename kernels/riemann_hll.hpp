@@ -10,8 +10,8 @@ namespace tessera::kernels {
 struct RiemannHll {
   TESSERA_HD static Cons flux(const Prim& l, const Prim& r, Real gamma) {
     const WaveSpeeds s = einfeldt_speeds(l, r, gamma);
-    const Real bp = fmax(s.right, Real(0));
-    const Real bm = fmin(s.left, Real(0));
+    const Real bp = max_of(s.right, Real(0));
+    const Real bm = min_of(s.left, Real(0));
     const Cons ul = prim_to_cons(l, gamma), ur = prim_to_cons(r, gamma);
     const Cons fl = physical_flux(l, ul), fr = physical_flux(r, ur);
     const Real idb = Real(1) / (bp - bm);

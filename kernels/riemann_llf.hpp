@@ -10,7 +10,7 @@ namespace tessera::kernels {
 struct RiemannLlf {
   TESSERA_HD static Cons flux(const Prim& l, const Prim& r, Real gamma) {
     const Real cl = sound_speed(l, gamma), cr = sound_speed(r, gamma);
-    const Real lam = fmax(fmax(fabs(l.v[0]) + cl, fabs(r.v[0]) + cr), Real(0));
+    const Real lam = max_of(max_of(fabs(l.v[0]) + cl, fabs(r.v[0]) + cr), Real(0));
     const Cons ul = prim_to_cons(l, gamma), ur = prim_to_cons(r, gamma);
     const Cons fl = physical_flux(l, ul), fr = physical_flux(r, ur);
     Cons f;

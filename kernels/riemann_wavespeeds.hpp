@@ -27,9 +27,9 @@ TESSERA_HD inline WaveSpeeds einfeldt_speeds(const Prim& l, const Prim& r, Real 
   const Real hr = (gamma / gm1) * r.p / r.rho +
                   Real(0.5) * (r.v[0] * r.v[0] + r.v[1] * r.v[1] + r.v[2] * r.v[2]);
   const Real hroe = (sl * hl + sr * hr) * isum;
-  const Real croe = sqrt(fmax(gm1 * (hroe - Real(0.5) * v2), Real(0)));
+  const Real croe = sqrt(max_of(gm1 * (hroe - Real(0.5) * v2), Real(0)));
   const Real cl = sound_speed(l, gamma), cr = sound_speed(r, gamma);
-  return {fmin(l.v[0] - cl, vroe[0] - croe), fmax(r.v[0] + cr, vroe[0] + croe)};
+  return {min_of(l.v[0] - cl, vroe[0] - croe), max_of(r.v[0] + cr, vroe[0] + croe)};
 }
 
 }  // namespace tessera::kernels

@@ -103,9 +103,14 @@ def make_slice(f, field, axis, max_pixels, at=None):
         if not (fa[0] <= c < fa[-1] or (c == fa[-1] == hi[axis])):
             continue
         k = int(np.clip(np.searchsorted(fa, c, side="right") - 1, 0, fa.size - 2))
-        block = data[var, b]  # [z][y][x]
-        # Rows along v, columns along h: [y][x], [z][x] and [z][y] for z, y and x normals.
-        tile = {0: block[:, :, k], 1: block[:, k, :], 2: block[k, :, :]}[axis]
+        # Only the cut plane is read. Blocks are [z][y][x], so the tile's rows run along v and
+        # its columns along h: [y][x], [z][x] and [z][y] for z, y and x normals.
+        if axis == 0:
+            tile = data[var, b, :, :, k]
+        elif axis == 1:
+            tile = data[var, b, :, k, :]
+        else:
+            tile = data[var, b, k, :, :]
         tile = np.asarray(tile, dtype=np.float64)
         level = int(levels[b])
         if level <= image_level:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -307,14 +308,21 @@ bool Range::contains(double v) const {
   return lo_ok && hi_ok;
 }
 
+// Range bounds read best in %g form ("(0, 1]"), unlike stored values, which round-trip.
+std::string format_bound(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
 std::string Range::describe() const {
   const bool has_lo = std::isfinite(lo);
   const bool has_hi = std::isfinite(hi);
   if (has_lo && has_hi)
-    return std::string(lo_open ? "(" : "[") + format_real(lo) + ", " + format_real(hi) +
+    return std::string(lo_open ? "(" : "[") + format_bound(lo) + ", " + format_bound(hi) +
            (hi_open ? ")" : "]");
-  if (has_lo) return std::string(lo_open ? "> " : ">= ") + format_real(lo);
-  if (has_hi) return std::string(hi_open ? "< " : "<= ") + format_real(hi);
+  if (has_lo) return std::string(lo_open ? "> " : ">= ") + format_bound(lo);
+  if (has_hi) return std::string(hi_open ? "< " : "<= ") + format_bound(hi);
   return "";
 }
 

@@ -1,0 +1,43 @@
+// Shared helpers of the regression tests: run a problem's parameter file in-process.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/core/log.hpp"
+#include "tessera/core/schema.hpp"
+#include "tessera/evolve/simulation.hpp"
+
+namespace tessera::testing {
+
+// Runs problems/<file> to its end with the given overrides (plot files off).
+inline std::unique_ptr<evolve::Simulation> run_problem(const std::string& file,
+                                                       std::vector<std::string> overrides) {
+  set_log_quiet(true);
+  overrides.push_back("output.enabled=false");
+  auto sim = std::make_unique<evolve::Simulation>(
+      load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/" + file, overrides));
+  sim->run();
+  return sim;
+}
+
+// Calls f(cell center, cell width, conserved values[5]) for every leaf cell.
+template <class F>
+void for_each_cell(const evolve::Simulation& sim, F&& f) {
+  const auto& m = sim.mesh();
+  constexpr int n = mesh::kPatchSize, nc = mesh::kPatchCells;
+  for (int p = 0; p < m.num_patches(); ++p) {
+    if (!m.patch(p).is_leaf()) continue;
+    const Real* u = m.current(p);
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          const int c = (k * n + j) * n + i;
+          const double vals[5] = {u[c], u[nc + c], u[2 * nc + c], u[3 * nc + c], u[4 * nc + c]};
+          f(m.cell_center(p, i, j, k), m.dx(m.patch(p).level), vals);
+        }
+  }
+}
+
+}  // namespace tessera::testing

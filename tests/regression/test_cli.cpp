@@ -1,0 +1,166 @@
+// The tessera program as a user meets it: subcommands, and one test per class of bad
+// input, each of which must name where the mistake is and exit with the input-error
+// code (2), never 0 and never a crash.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
+  Result r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof(buf), pipe)) r.output += buf;
+  const int st = pclose(pipe);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+const std::string kSod = std::string(TESSERA_SOURCE_DIR) + "/problems/sod/sod.toml";
+
+// A valid minimal file; `extra` lands in the given section on a known line.
+std::string write_params(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kMinimal =
+    "[run]\n"            // line 1
+    "t_end = 0.1\n"      // line 2
+    "[mesh]\n"           // line 3
+    "nx = [16, 16, 16]\n"  // line 4
+    "[problem]\n"        // line 5
+    "name = \"uniform\"\n";  // line 6
+
+void expect_input_error(const Result& r, const std::vector<std::string>& needles) {
+  EXPECT_EQ(r.status, 2) << r.output;
+  for (const auto& n : needles) EXPECT_NE(r.output.find(n), std::string::npos)
+      << "missing '" << n << "' in:\n" << r.output;
+}
+
+TEST(Cli, VersionNamesVersionPrecisionAndBackends) {
+  const Result r = run("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("precision"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backends: cpu"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ProblemsListsEveryProblem) {
+  const Result r = run("problems");
+  EXPECT_EQ(r.status, 0);
+  for (const char* p : {"sod", "sedov", "acoustic_wave", "uniform"})
+    EXPECT_NE(r.output.find(p), std::string::npos) << p;
+}
+
+TEST(Cli, CheckPrintsEffectiveParametersWithDefaults) {
+  const Result r = run("check " + kSod + " hydro.cfl=0.5");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("cfl = 0.5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("density_floor = 1e-10"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ParamsReferenceListsProblemKeys) {
+  const Result r = run("params");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.output.find("`problem.rho_l`"), std::string::npos);
+}
+
+TEST(CliBadInput, UnknownKeyNamesFileLineAndSuggestion) {
+  const auto f = write_params("unknown_key.toml", std::string(kMinimal) + "[hydro]\ncfll = 0.5\n");
+  expect_input_error(run("check " + f), {f + ":8", "unknown key 'hydro.cfll'", "did you mean 'cfl'"});
+}
+
+TEST(CliBadInput, UnknownSection) {
+  const auto f = write_params("unknown_section.toml", std::string(kMinimal) + "[hydra]\ncfl = 0.5\n");
+  expect_input_error(run("check " + f), {f + ":", "unknown section [hydra]", "did you mean 'hydro'"});
+}
+
+TEST(CliBadInput, WrongType) {
+  const auto f = write_params("wrong_type.toml", std::string(kMinimal) + "[hydro]\ncfl = \"fast\"\n");
+  expect_input_error(run("check " + f), {f + ":8", "hydro.cfl", "wrong type", "expected a number"});
+}
+
+TEST(CliBadInput, OutOfRange) {
+  const auto f = write_params("range.toml", std::string(kMinimal) + "[hydro]\ncfl = 1.5\n");
+  expect_input_error(run("check " + f), {f + ":8", "hydro.cfl = 1.5", "out of range", "(0, 1]"});
+}
+
+TEST(CliBadInput, ResolutionNotMultipleOf16) {
+  const auto f = write_params("nx.toml", "[run]\nt_end = 1\n[mesh]\nnx = [100, 16, 16]\n"
+                                         "[problem]\nname = \"uniform\"\n");
+  expect_input_error(run("check " + f), {f + ":4", "mesh.nx", "multiple of 16"});
+}
+
+TEST(CliBadInput, InvalidChoiceListsChoices) {
+  const auto f = write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"roe\"\n");
+  expect_input_error(run("check " + f), {f + ":8", "hydro.riemann", "one of: hllc, hll, llf"});
+}
+
+TEST(CliBadInput, MissingRequiredKey) {
+  const auto f = write_params("missing.toml", "[mesh]\nnx = [16, 16, 16]\n[problem]\nname = \"uniform\"\n");
+  expect_input_error(run("check " + f), {"missing required key 'run.t_end'"});
+}
+
+TEST(CliBadInput, TomlSyntaxErrorNamesLine) {
+  const auto f = write_params("syntax.toml", std::string(kMinimal) + "[hydro]\ncfl = = 0.5\n");
+  expect_input_error(run("check " + f), {f, "TOML syntax error", "8"});
+}
+
+TEST(CliBadInput, MissingFile) {
+  expect_input_error(run("run /nonexistent/params.toml"), {"/nonexistent/params.toml", "cannot open"});
+}
+
+TEST(CliBadInput, OverrideOfUnknownKey) {
+  expect_input_error(run("check " + kSod + " hydro.foo=1"),
+                     {"command-line override 'hydro.foo=1'", "unknown key 'hydro.foo'"});
+}
+
+TEST(CliBadInput, OverrideOutOfRangeAndWrongType) {
+  expect_input_error(run("check " + kSod + " hydro.gamma=0.5"),
+                     {"command-line override 'hydro.gamma=0.5'", "out of range"});
+  expect_input_error(run("check " + kSod + " run.max_steps=ten"),
+                     {"command-line override 'run.max_steps=ten'", "expected an integer"});
+}
+
+TEST(CliBadInput, MalformedOverride) {
+  expect_input_error(run("check " + kSod + " hydro.cfl"), {"expected the form section.key=value"});
+  expect_input_error(run("check " + kSod + " cfl=0.5"), {"expected the form section.key=value"});
+}
+
+TEST(CliBadInput, UnknownProblemListsKnownOnes) {
+  expect_input_error(run("check " + kSod + " problem.name=sodd"),
+                     {"unknown problem 'sodd'", "sod", "sedov"});
+}
+
+TEST(CliBadInput, KeyOfAnotherProblem) {
+  // problem.energy belongs to sedov, not sod.
+  expect_input_error(run("check " + kSod + " problem.energy=2"), {"unknown key 'problem.energy'"});
+}
+
+TEST(CliBadInput, GeometryErrors) {
+  expect_input_error(run("check " + kSod + " mesh.xmax=[1,1,1]"), {"cubic"});
+  expect_input_error(run("check " + kSod + " mesh.bc_xlo=periodic"), {"periodic"});
+}
+
+TEST(CliBadInput, NoSubcommandOrUnknownOption) {
+  EXPECT_EQ(run("").status, 2);
+  EXPECT_EQ(run("run").status, 2);
+  EXPECT_EQ(run("frobnicate").status, 2);
+}
+
+}  // namespace

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs a small Sedov blast, then checks that yt (athena_pp frontend) loads the plot file
+# and finds the total mass the code logged, and that the slice script draws it.
+# usage: yt_load_test.sh TESSERA_BINARY SOURCE_DIR WORK_DIR
+set -euo pipefail
+bin=$1 src=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+"$bin" run "$src/problems/sedov/sedov.toml" "mesh.nx=[32,32,32]" run.max_steps=10 \
+  "output.dir=$work" output.dt=0 >"$work/log.txt"
+mass=$(awk '/^total mass/ {print $3}' "$work/log.txt")
+last=$(ls "$work"/sedov.*.athdf | sort | tail -n 1)
+test -f "$last.xdmf"
+echo "code total mass: $mass, file: $last"
+/usr/bin/python3 "$src/tests/regression/yt_mass_check.py" "$last" "$mass" --rtol 1e-12
+/usr/bin/python3 "$src/scripts/plot_slice.py" "$last" --out "$work/slice.png"
+test -s "$work/slice.png"
