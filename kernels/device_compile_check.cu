@@ -22,13 +22,12 @@ __global__ void face_flux_check(const Real* w, Real* out, int n3, int stride, Eo
 
 template __global__ void face_flux_check<ReconPcm, RiemannHll>(const Real*, Real*, int, int,
                                                                EosParams);
-template __global__ void face_flux_check<ReconPlm<LimiterMinmod>, RiemannHllc>(const Real*,
-                                                                               Real*, int, int,
-                                                                               EosParams);
-template __global__ void face_flux_check<ReconPlm<LimiterMc>, RiemannLlf>(const Real*, Real*,
-                                                                          int, int, EosParams);
-template __global__ void face_flux_check<ReconPlm<LimiterVanLeer>, RiemannHllc>(const Real*,
-                                                                                Real*, int, int,
+template __global__ void face_flux_check<ReconPlm<LimiterMinmod>, RiemannHllc>(const Real*, Real*,
+                                                                               int, int, EosParams);
+template __global__ void face_flux_check<ReconPlm<LimiterMc>, RiemannLlf>(const Real*, Real*, int,
+                                                                          int, EosParams);
+template __global__ void face_flux_check<ReconPlm<LimiterVanLeer>, RiemannHllc>(const Real*, Real*,
+                                                                                int, int,
                                                                                 EosParams);
 
 }  // namespace tessera::kernels

@@ -6,16 +6,18 @@
 
 namespace tessera::kernels {
 
-inline constexpr int kPatchSize = 8;                // cells per patch edge
-inline constexpr int kGroupSize = 2 * kPatchSize;   // cells per patch-group edge
+inline constexpr int kPatchSize = 8;               // cells per patch edge
+inline constexpr int kGroupSize = 2 * kPatchSize;  // cells per patch-group edge
 inline constexpr int kGroupCells = kGroupSize * kGroupSize * kGroupSize;
 inline constexpr int kFaceCells = kGroupSize * kGroupSize;
-inline constexpr int kNumFaces = 6;                 // face f = 2 * dir + (0 low, 1 high)
+inline constexpr int kNumFaces = 6;  // face f = 2 * dir + (0 low, 1 high)
 
 // SSP-RK2 in one pass needs the PLM stencil (2 cells) twice.
 inline constexpr int kGhostRk2 = 4;
 
-TESSERA_HD constexpr int box_size(int ghost) { return kGroupSize + 2 * ghost; }
+TESSERA_HD constexpr int box_size(int ghost) {
+  return kGroupSize + 2 * ghost;
+}
 TESSERA_HD constexpr int box_cells(int ghost) {
   return box_size(ghost) * box_size(ghost) * box_size(ghost);
 }

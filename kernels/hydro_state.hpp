@@ -1,5 +1,5 @@
 // Ideal-gas Euler states: primitive/conserved structs, EOS, physical fluxes and floors.
-// Equations: Wang, Abel & Kaehler 2009 (seed 000), eqs. 1-6 (ideal gas, p = (gamma-1) e).
+// Equations: Wang, Abel & Kaehler 2009, eqs. 1-6 (ideal gas, p = (gamma-1) e).
 #pragma once
 
 #include <cmath>
@@ -15,8 +15,12 @@ using std::sqrt;
 
 // Plain comparisons rather than fmin/fmax: those must honour NaN rules, which keeps
 // compilers from inlining them on the host (a libm call per face otherwise).
-TESSERA_HD inline Real min_of(Real a, Real b) { return a < b ? a : b; }
-TESSERA_HD inline Real max_of(Real a, Real b) { return a > b ? a : b; }
+TESSERA_HD inline Real min_of(Real a, Real b) {
+  return a < b ? a : b;
+}
+TESSERA_HD inline Real max_of(Real a, Real b) {
+  return a > b ? a : b;
+}
 
 // Variable order of the patch data (DESIGN.md §3).
 enum HydroVar : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEngy = 4 };
@@ -67,7 +71,9 @@ TESSERA_HD inline Prim cons_to_prim(const Cons& u, const EosParams& eos) {
   return w;
 }
 
-TESSERA_HD inline Real sound_speed(const Prim& w, Real gamma) { return sqrt(gamma * w.p / w.rho); }
+TESSERA_HD inline Real sound_speed(const Prim& w, Real gamma) {
+  return sqrt(gamma * w.p / w.rho);
+}
 
 // Physical flux along direction 0 of a state already rotated so v[0] is normal.
 TESSERA_HD inline Cons physical_flux(const Prim& w, const Cons& u) {
@@ -81,7 +87,9 @@ TESSERA_HD inline Cons physical_flux(const Prim& w, const Cons& u) {
 }
 
 // Cyclic permutation (x,y,z) -> (n,t1,t2) so that one 1D Riemann solver serves all
-// three directions, and a problem along y or z is computed exactly as along x.
+// three directions. A flow along y or z alone is computed with exactly the operations of
+// the same flow along x; with transverse velocities the results agree to round-off only,
+// because the kinetic energy sums v_x^2 + v_y^2 + v_z^2 in lab-frame order.
 TESSERA_HD inline Prim rotate_to(const Prim& w, int dir) {
   Prim r = w;
   for (int d = 0; d < 3; ++d) r.v[d] = w.v[(d + dir) % 3];

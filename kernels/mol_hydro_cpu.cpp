@@ -15,9 +15,11 @@ namespace {
 constexpr int kG = kGhostRk2;
 constexpr int kN = box_size(kG);
 constexpr int kN3 = box_cells(kG);
-constexpr int kStride[3] = {1, kN, kN * kN};
+constexpr int kStride[3] = {1, kN, kN* kN};
 
-constexpr int box_index(int i, int j, int k) { return (k * kN + j) * kN + i; }
+constexpr int box_index(int i, int j, int k) {
+  return (k * kN + j) * kN + i;
+}
 
 // Face f's cell (a, b) for a face normal to `dir`: a is the slower transverse index.
 inline int face_cell(int dir, int i, int j, int k) {
@@ -103,8 +105,8 @@ void advance_group(const MolParams& prm, const Real* u0, Real* out, Real* face_f
 
   // Stage 2 on the interior.
   to_primitive(s.u1, s.prim, lo1, hi1, eos);
-  flux_divergence<Recon, Riemann>(s.prim, kG, kG + kGroupSize, eos.gamma, s.flux, s.dudt,
-                                  face_flux, Real(0.5));
+  flux_divergence<Recon, Riemann>(s.prim, kG, kG + kGroupSize, eos.gamma, s.flux, s.dudt, face_flux,
+                                  Real(0.5));
   GroupResult res{0, 0, -1};
   for (int k = 0; k < kGroupSize; ++k)
     for (int j = 0; j < kGroupSize; ++j)
@@ -137,15 +139,20 @@ template <class Recon>
 void dispatch_riemann(const Scheme& sc, const MolParams& p, const Real* in, Real* out, Real* ff,
                       GroupResult* r, const MolScratch& s) {
   switch (sc.riemann) {
-    case RiemannSolver::kHll: return advance_group<Recon, RiemannHll>(p, in, out, ff, r, s);
-    case RiemannSolver::kHllc: return advance_group<Recon, RiemannHllc>(p, in, out, ff, r, s);
-    case RiemannSolver::kLlf: return advance_group<Recon, RiemannLlf>(p, in, out, ff, r, s);
+    case RiemannSolver::kHll:
+      return advance_group<Recon, RiemannHll>(p, in, out, ff, r, s);
+    case RiemannSolver::kHllc:
+      return advance_group<Recon, RiemannHllc>(p, in, out, ff, r, s);
+    case RiemannSolver::kLlf:
+      return advance_group<Recon, RiemannLlf>(p, in, out, ff, r, s);
   }
 }
 
 }  // namespace
 
-std::size_t mol_scratch_reals() { return 4 * std::size_t(kNumHydroVars) * kN3; }
+std::size_t mol_scratch_reals() {
+  return 4 * std::size_t(kNumHydroVars) * kN3;
+}
 
 MolScratch mol_scratch_view(Real* storage) {
   const std::size_t n = std::size_t(kNumHydroVars) * kN3;

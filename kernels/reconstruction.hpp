@@ -9,7 +9,9 @@
 
 namespace tessera::kernels {
 
-TESSERA_HD inline Real sign_of(Real a) { return a > 0 ? Real(1) : (a < 0 ? Real(-1) : Real(0)); }
+TESSERA_HD inline Real sign_of(Real a) {
+  return a > 0 ? Real(1) : (a < 0 ? Real(-1) : Real(0));
+}
 
 // minmod(a, b, c) of Wang et al. eq. 11.
 TESSERA_HD inline Real minmod3(Real a, Real b, Real c) {

@@ -1,5 +1,5 @@
-// Linear sound wave travelling along the box diagonal (GAMER's accuracy test, seed 001
-// §4.1): rho = rho0 (1 + A sin(k.x - w t)), v = c A sin(.) k/|k|, p = p0 + c^2 rho0 A sin(.)
+// Linear sound wave travelling along the box diagonal (GAMER's accuracy test, Schive et al.
+// 2010 §4.1): rho = rho0 (1 + A sin(k.x - w t)), v = c A sin(.) k/|k|, p = p0 + c^2 rho0 A sin(.)
 // with k = 2 pi (1/Lx, 1/Ly, 1/Lz), periodic in the box. After one period the exact
 // solution is the initial state, so the L1 error measures the scheme's error alone.
 #include <cmath>

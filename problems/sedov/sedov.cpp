@@ -1,6 +1,6 @@
-// Sedov-Taylor point explosion in 3D (Sedov 1959; seed 000 §6.2): energy E deposited
-// uniformly as thermal energy in a sphere of radius r0 in a cold uniform medium. At
-// late times the shock radius is xi0 (E t^2 / rho0)^(1/5) (sedov_solution.hpp).
+// Sedov-Taylor point explosion in 3D (Sedov 1959; Wang, Abel & Kaehler 2009 §6.2): energy E
+// deposited uniformly as thermal energy in a sphere of radius r0 in a cold uniform medium. At late
+// times the shock radius is xi0 (E t^2 / rho0)^(1/5) (sedov_solution.hpp).
 #include <cmath>
 
 #include "problems/sedov/sedov_solution.hpp"

@@ -16,8 +16,9 @@ int main(int argc, char** argv) {
   std::string file;
   std::vector<std::string> overrides;
   auto* run = app.add_subcommand("run", "run a problem from a parameter file");
-  auto* check = app.add_subcommand("check", "validate a parameter file and print the "
-                                            "effective parameters; run nothing");
+  auto* check = app.add_subcommand("check",
+                                   "validate a parameter file and print the "
+                                   "effective parameters; run nothing");
   for (auto* sub : {run, check}) {
     sub->add_option("file", file, "parameter file (TOML)")->required();
     sub->add_option("overrides", overrides, "section.key=value overrides");

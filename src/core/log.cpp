@@ -44,6 +44,8 @@ void log_line(const char* fmt, ...) {
   log_line(s);
 }
 
-void set_log_quiet(bool quiet) { g_quiet = quiet; }
+void set_log_quiet(bool quiet) {
+  g_quiet = quiet;
+}
 
 }  // namespace tessera

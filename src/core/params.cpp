@@ -261,8 +261,8 @@ Params load_impl(TomlValue root, const std::string& source,
     const auto eq = text.find('=');
     const std::string lhs = eq == std::string::npos ? text : text.substr(0, eq);
     const auto dot = lhs.find('.');
-    if (eq == std::string::npos || dot == std::string::npos || dot == 0 ||
-        dot + 1 == lhs.size() || lhs.find('.', dot + 1) != std::string::npos)
+    if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == lhs.size() ||
+        lhs.find('.', dot + 1) != std::string::npos)
       fail("command-line override '" + text + "'", "expected the form section.key=value");
     const std::string section = lhs.substr(0, dot);
     const std::string key = lhs.substr(dot + 1);
@@ -329,19 +329,25 @@ std::string Range::describe() const {
 std::string ParamSpec::expected() const {
   std::string what;
   const std::string in_range =
-      range.describe().empty() ? "" : (range.describe()[0] == '[' || range.describe()[0] == '('
-                                           ? " in " + range.describe()
-                                           : " " + range.describe());
+      range.describe().empty()
+          ? ""
+          : (range.describe()[0] == '[' || range.describe()[0] == '(' ? " in " + range.describe()
+                                                                      : " " + range.describe());
   const std::string mult =
       multiple_of > 0 ? ", a multiple of " + std::to_string(multiple_of) : std::string();
   switch (type) {
-    case ParamType::kInt: return "an integer" + in_range + mult;
-    case ParamType::kReal: return "a number" + in_range;
-    case ParamType::kBool: return "true or false";
+    case ParamType::kInt:
+      return "an integer" + in_range + mult;
+    case ParamType::kReal:
+      return "a number" + in_range;
+    case ParamType::kBool:
+      return "true or false";
     case ParamType::kString:
       return choices.empty() ? "a string" : "one of: " + join(choices);
-    case ParamType::kInt3: return "an array of 3 integers" + in_range + mult;
-    case ParamType::kReal3: return "an array of 3 numbers" + in_range;
+    case ParamType::kInt3:
+      return "an array of 3 integers" + in_range + mult;
+    case ParamType::kReal3:
+      return "an array of 3 numbers" + in_range;
   }
   return what;
 }
@@ -369,7 +375,9 @@ void Params::set(const ParamSpec& spec, ParamValue value) {
   values_[spec.name()] = std::move(value);
 }
 
-bool Params::has(std::string_view name) const { return values_.find(name) != values_.end(); }
+bool Params::has(std::string_view name) const {
+  return values_.find(name) != values_.end();
+}
 
 const ParamValue& Params::get(std::string_view name, ParamType type) const {
   auto it = values_.find(name);
@@ -384,8 +392,12 @@ const ParamValue& Params::get(std::string_view name, ParamType type) const {
 std::int64_t Params::integer(std::string_view n) const {
   return std::get<std::int64_t>(get(n, ParamType::kInt));
 }
-double Params::real(std::string_view n) const { return std::get<double>(get(n, ParamType::kReal)); }
-bool Params::boolean(std::string_view n) const { return std::get<bool>(get(n, ParamType::kBool)); }
+double Params::real(std::string_view n) const {
+  return std::get<double>(get(n, ParamType::kReal));
+}
+bool Params::boolean(std::string_view n) const {
+  return std::get<bool>(get(n, ParamType::kBool));
+}
 const std::string& Params::string(std::string_view n) const {
   return std::get<std::string>(get(n, ParamType::kString));
 }

@@ -35,10 +35,22 @@ std::vector<ParamSpec> core_specs() {
               "OpenMP threads; 0 uses OMP_NUM_THREADS or all cores"),
       integer("run", "log_interval", std::int64_t(1), {1, kInf}, "steps between log lines"),
       {"mesh", "nx", ParamType::kInt3, {}, "root-level cells per dimension", {16, kInf}, 16, {}},
-      {"mesh", "xmin", ParamType::kReal3, std::array<double, 3>{0, 0, 0},
-       "lower corner of the domain", {}, 0, {}},
-      {"mesh", "xmax", ParamType::kReal3, std::array<double, 3>{1, 1, 1},
-       "upper corner of the domain (cells must be cubic)", {}, 0, {}},
+      {"mesh",
+       "xmin",
+       ParamType::kReal3,
+       std::array<double, 3>{0, 0, 0},
+       "lower corner of the domain",
+       {},
+       0,
+       {}},
+      {"mesh",
+       "xmax",
+       ParamType::kReal3,
+       std::array<double, 3>{1, 1, 1},
+       "upper corner of the domain (cells must be cubic)",
+       {},
+       0,
+       {}},
   };
   for (const char* axis : {"x", "y", "z"})
     for (const char* side : {"lo", "hi"}) {
@@ -62,13 +74,25 @@ std::vector<ParamSpec> core_specs() {
       choice("hydro", "integrator", "rk2", {"rk2"}, "time integrator: rk2 (SSP-RK2)"),
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
       real("hydro", "pressure_floor", 1e-12, positive, "smallest pressure kept after an update"),
-      {"output", "dir", ParamType::kString, std::string("output"),
-       "directory for plot files (created if missing)", {}, 0, {}},
+      {"output",
+       "dir",
+       ParamType::kString,
+       std::string("output"),
+       "directory for plot files (created if missing)",
+       {},
+       0,
+       {}},
       real("output", "dt", 0.0, {0, kInf},
            "simulation time between plot files; 0 writes only the first and the last"),
       {"output", "enabled", ParamType::kBool, true, "write plot files at all", {}, 0, {}},
-      {"problem", "name", ParamType::kString, {}, "problem to set up (see `tessera problems`)",
-       {}, 0, {}},
+      {"problem",
+       "name",
+       ParamType::kString,
+       {},
+       "problem to set up (see `tessera problems`)",
+       {},
+       0,
+       {}},
   };
   s.insert(s.end(), rest.begin(), rest.end());
   return s;
@@ -105,7 +129,8 @@ std::string parameter_reference_markdown() {
   for (const auto& s : parameter_schema().specs) {
     if (s.section != section) {
       section = s.section;
-      out += "\n## [" + section + "]\n\n| key | expected | default | meaning |\n|---|---|---|---|\n";
+      out +=
+          "\n## [" + section + "]\n\n| key | expected | default | meaning |\n|---|---|---|---|\n";
     }
     out += row(s);
   }

@@ -37,6 +37,8 @@ class CpuExecutor final : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+std::unique_ptr<Executor> make_cpu_executor() {
+  return std::make_unique<CpuExecutor>();
+}
 
 }  // namespace tessera::evolve

@@ -11,8 +11,8 @@ namespace tessera::evolve {
 namespace {
 
 [[noreturn]] void report_unphysical(const mesh::Mesh& m, int level, int first_patch,
-                                    const kernels::GroupResult& r, const Real* in,
-                                    const Real* out, long step) {
+                                    const kernels::GroupResult& r, const Real* in, const Real* out,
+                                    long step) {
   constexpr int g = kernels::kGroupSize;
   const int i = r.bad_cell % g, j = (r.bad_cell / g) % g, k = r.bad_cell / (g * g);
   const int child = (i / 8) + 2 * (j / 8) + 4 * (k / 8);

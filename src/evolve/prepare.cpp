@@ -1,5 +1,5 @@
 // Prepare and close stages: moving a patch group between the patch pool and the
-// solver's contiguous box (GAMER's Prepare_PatchData / closing step, seed 001 §3.5).
+// solver's contiguous box (GAMER's Prepare_PatchData / closing step, Schive et al. 2010 §3.5).
 #include <algorithm>
 
 #include "tessera/evolve/pipeline.hpp"
@@ -27,18 +27,18 @@ void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Re
           off[d] = b[d] - c;
         }
         if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;
-        const int src = m.patch(first_patch + child)
-                            .neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        const int src =
+            m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
         if (src == mesh::kNoPatch) continue;  // outside the domain: boundary conditions
         const Real* data = m.data(slot, src);
         const int len = hi[0] - lo[0];
         for (int v = 0; v < m.nvar(); ++v)
           for (int z = lo[2]; z < hi[2]; ++z)
             for (int y = lo[1]; y < hi[1]; ++y) {
-              const Real* from = data + v * mesh::kPatchCells +
-                                 ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) *
-                                     kPatchSize +
-                                 (lo[0] - bx * kPatchSize);
+              const Real* from =
+                  data + v * mesh::kPatchCells +
+                  ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) * kPatchSize +
+                  (lo[0] - bx * kPatchSize);
               Real* to = box + v * n3 + ((z + ghost) * n + (y + ghost)) * n + (lo[0] + ghost);
               std::copy(from, from + len, to);
             }

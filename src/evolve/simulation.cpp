@@ -28,14 +28,16 @@ kernels::Scheme scheme_from_params(const Params& p) {
   else
     s.recon = kernels::Reconstruction::kPlmMc;
   const std::string& rs = p.string("hydro.riemann");
-  s.riemann = rs == "hll"    ? kernels::RiemannSolver::kHll
+  s.riemann = rs == "hll"   ? kernels::RiemannSolver::kHll
               : rs == "llf" ? kernels::RiemannSolver::kLlf
                             : kernels::RiemannSolver::kHllc;
   return s;
 }
 
 // Batches of a few groups per thread keep the staging buffers in cache on the CPU.
-int cpu_groups_per_batch() { return 4 * omp_get_max_threads(); }
+int cpu_groups_per_batch() {
+  return 4 * omp_get_max_threads();
+}
 
 }  // namespace
 
@@ -101,8 +103,8 @@ double Simulation::initial_max_speed() const {
 double Simulation::stable_dt(double max_speed) const {
   if (!(max_speed > 0) || !std::isfinite(max_speed))
     throw Error(ErrorKind::kNumerical,
-                strprintf("step %ld: maximum signal speed is %g, no stable time step exists",
-                          step_, max_speed));
+                strprintf("step %ld: maximum signal speed is %g, no stable time step exists", step_,
+                          max_speed));
   return params_.real("hydro.cfl") * mesh_->dx(0) / max_speed;
 }
 
@@ -138,7 +140,8 @@ std::optional<double> Simulation::density_l1_error() const {
           for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
           const auto exact = problem_->analytic_density(cell, time_);
           if (!exact) return std::nullopt;
-          err += std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
+          err +=
+              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
         }
   }
   for (int d = 0; d < 3; ++d) volume = (d == 0 ? 1 : volume) * (geo.xmax[d] - geo.xmin[d]);
@@ -151,8 +154,7 @@ void Simulation::write_plot(int index) {
   const std::string dir = params_.string("output.dir");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec)
-    throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
+  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
   const std::string path = io::plot_file_name(dir, problem_name_, index);
   io::write_plot_file(path, io::make_plot_file(*mesh_, args_.params.eos, problem_name_,
                                                static_cast<int>(step_), time_, params_.to_toml()));

@@ -15,9 +15,12 @@ Boundary parse_boundary(const std::string& name) {
 
 const char* boundary_name(Boundary b) {
   switch (b) {
-    case Boundary::kPeriodic: return "periodic";
-    case Boundary::kOutflow: return "outflow";
-    case Boundary::kReflecting: return "reflecting";
+    case Boundary::kPeriodic:
+      return "periodic";
+    case Boundary::kOutflow:
+      return "outflow";
+    case Boundary::kReflecting:
+      return "reflecting";
   }
   return "?";
 }
@@ -31,8 +34,8 @@ Geometry geometry_from_params(const Params& params) {
   for (int d = 0; d < 3; ++d) {
     g.root_cells[d] = static_cast<int>(nx[d]);
     if (!(g.xmax[d] > g.xmin[d]))
-      throw Error(ErrorKind::kInput, std::string("mesh.xmax must exceed mesh.xmin along ") +
-                                         kAxis[d]);
+      throw Error(ErrorKind::kInput,
+                  std::string("mesh.xmax must exceed mesh.xmin along ") + kAxis[d]);
     const std::string lo = std::string("mesh.bc_") + kAxis[d] + "lo";
     const std::string hi = std::string("mesh.bc_") + kAxis[d] + "hi";
     g.boundary[d] = {parse_boundary(params.string(lo)), parse_boundary(params.string(hi))};

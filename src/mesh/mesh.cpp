@@ -10,7 +10,7 @@ namespace {
 
 // Interleaves the bits of (x, y, z): groups close on this curve are close in space,
 // which keeps neighbour data in cache and gives the later MPI decomposition its order
-// (space-filling curve, seed 003).
+// (space-filling curve, as in Zabelok, Arslanbekov & Kolobov 2015).
 std::uint64_t morton_key(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
   std::uint64_t key = 0;
   for (int b = 0; b < 21; ++b) {

@@ -1,6 +1,8 @@
 // Shared helpers of the regression tests: run a problem's parameter file in-process.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,6 +40,21 @@ void for_each_cell(const evolve::Simulation& sim, F&& f) {
           f(m.cell_center(p, i, j, k), m.dx(m.patch(p).level), vals);
         }
   }
+}
+
+// Writes columns to $TESSERA_VALIDATION_DIR/<name>.csv when that variable is set, so
+// scripts/validation can plot what the regression tests measured.
+inline void write_validation_csv(const std::string& name, const std::string& header,
+                                 const std::vector<std::vector<double>>& columns) {
+  const char* dir = std::getenv("TESSERA_VALIDATION_DIR");
+  if (!dir || columns.empty()) return;
+  FILE* f = std::fopen((std::string(dir) + "/" + name + ".csv").c_str(), "w");
+  if (!f) return;
+  std::fprintf(f, "%s\n", header.c_str());
+  for (std::size_t r = 0; r < columns[0].size(); ++r)
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      std::fprintf(f, "%.10g%c", columns[c][r], c + 1 == columns.size() ? '\n' : ',');
+  std::fclose(f);
 }
 
 }  // namespace tessera::testing

@@ -32,9 +32,9 @@ double acoustic_l1(int n) {
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b)
         for (int e = 0; e < 3; ++e) {
-          const double phase = k * (x[0] + 0.5 * h * node[a] + x[1] + 0.5 * h * node[b] + x[2] +
-                                    0.5 * h * node[e]) -
-                               c * kmag * t;
+          const double phase =
+              k * (x[0] + 0.5 * h * node[a] + x[1] + 0.5 * h * node[b] + x[2] + 0.5 * h * node[e]) -
+              c * kmag * t;
           avg += weight[a] * weight[b] * weight[e] * rho0 * (1 + amp * std::sin(phase));
         }
     err += std::fabs(u[0] - avg);
@@ -46,7 +46,8 @@ double acoustic_l1(int n) {
 TEST(AcousticWaveRegression, SecondOrderConvergence) {
   const double e32 = acoustic_l1(32), e64 = acoustic_l1(64);
   const double order = std::log2(e32 / e64);
-  std::printf("acoustic wave: L1/A (32^3) = %.4e, L1/A (64^3) = %.4e, order = %.3f\n", e32, e64, order);
+  std::printf("acoustic wave: L1/A (32^3) = %.4e, L1/A (64^3) = %.4e, order = %.3f\n", e32, e64,
+              order);
   EXPECT_GE(order, 1.8);
   // The error must be a small fraction of the amplitude: the wave really propagated.
   EXPECT_LT(e64, 0.05);

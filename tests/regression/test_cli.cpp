@@ -40,17 +40,17 @@ std::string write_params(const std::string& name, const std::string& text) {
 }
 
 const char* kMinimal =
-    "[run]\n"            // line 1
-    "t_end = 0.1\n"      // line 2
-    "[mesh]\n"           // line 3
-    "nx = [16, 16, 16]\n"  // line 4
-    "[problem]\n"        // line 5
+    "[run]\n"                // line 1
+    "t_end = 0.1\n"          // line 2
+    "[mesh]\n"               // line 3
+    "nx = [16, 16, 16]\n"    // line 4
+    "[problem]\n"            // line 5
     "name = \"uniform\"\n";  // line 6
 
 void expect_input_error(const Result& r, const std::vector<std::string>& needles) {
   EXPECT_EQ(r.status, 2) << r.output;
-  for (const auto& n : needles) EXPECT_NE(r.output.find(n), std::string::npos)
-      << "missing '" << n << "' in:\n" << r.output;
+  for (const auto& n : needles)
+    EXPECT_NE(r.output.find(n), std::string::npos) << "missing '" << n << "' in:\n" << r.output;
 }
 
 TEST(Cli, VersionNamesVersionPrecisionAndBackends) {
@@ -82,16 +82,20 @@ TEST(Cli, ParamsReferenceListsProblemKeys) {
 
 TEST(CliBadInput, UnknownKeyNamesFileLineAndSuggestion) {
   const auto f = write_params("unknown_key.toml", std::string(kMinimal) + "[hydro]\ncfll = 0.5\n");
-  expect_input_error(run("check " + f), {f + ":8", "unknown key 'hydro.cfll'", "did you mean 'cfl'"});
+  expect_input_error(run("check " + f),
+                     {f + ":8", "unknown key 'hydro.cfll'", "did you mean 'cfl'"});
 }
 
 TEST(CliBadInput, UnknownSection) {
-  const auto f = write_params("unknown_section.toml", std::string(kMinimal) + "[hydra]\ncfl = 0.5\n");
-  expect_input_error(run("check " + f), {f + ":", "unknown section [hydra]", "did you mean 'hydro'"});
+  const auto f =
+      write_params("unknown_section.toml", std::string(kMinimal) + "[hydra]\ncfl = 0.5\n");
+  expect_input_error(run("check " + f),
+                     {f + ":", "unknown section [hydra]", "did you mean 'hydro'"});
 }
 
 TEST(CliBadInput, WrongType) {
-  const auto f = write_params("wrong_type.toml", std::string(kMinimal) + "[hydro]\ncfl = \"fast\"\n");
+  const auto f =
+      write_params("wrong_type.toml", std::string(kMinimal) + "[hydro]\ncfl = \"fast\"\n");
   expect_input_error(run("check " + f), {f + ":8", "hydro.cfl", "wrong type", "expected a number"});
 }
 
@@ -101,18 +105,21 @@ TEST(CliBadInput, OutOfRange) {
 }
 
 TEST(CliBadInput, ResolutionNotMultipleOf16) {
-  const auto f = write_params("nx.toml", "[run]\nt_end = 1\n[mesh]\nnx = [100, 16, 16]\n"
-                                         "[problem]\nname = \"uniform\"\n");
+  const auto f = write_params("nx.toml",
+                              "[run]\nt_end = 1\n[mesh]\nnx = [100, 16, 16]\n"
+                              "[problem]\nname = \"uniform\"\n");
   expect_input_error(run("check " + f), {f + ":4", "mesh.nx", "multiple of 16"});
 }
 
 TEST(CliBadInput, InvalidChoiceListsChoices) {
-  const auto f = write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"roe\"\n");
+  const auto f =
+      write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"roe\"\n");
   expect_input_error(run("check " + f), {f + ":8", "hydro.riemann", "one of: hllc, hll, llf"});
 }
 
 TEST(CliBadInput, MissingRequiredKey) {
-  const auto f = write_params("missing.toml", "[mesh]\nnx = [16, 16, 16]\n[problem]\nname = \"uniform\"\n");
+  const auto f =
+      write_params("missing.toml", "[mesh]\nnx = [16, 16, 16]\n[problem]\nname = \"uniform\"\n");
   expect_input_error(run("check " + f), {"missing required key 'run.t_end'"});
 }
 
@@ -122,7 +129,8 @@ TEST(CliBadInput, TomlSyntaxErrorNamesLine) {
 }
 
 TEST(CliBadInput, MissingFile) {
-  expect_input_error(run("run /nonexistent/params.toml"), {"/nonexistent/params.toml", "cannot open"});
+  expect_input_error(run("run /nonexistent/params.toml"),
+                     {"/nonexistent/params.toml", "cannot open"});
 }
 
 TEST(CliBadInput, OverrideOfUnknownKey) {

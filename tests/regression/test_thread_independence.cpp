@@ -8,8 +8,8 @@ namespace tessera {
 namespace {
 
 std::vector<double> final_state(int threads) {
-  auto sim = testing::run_problem(
-      "sedov/sedov.toml", {"mesh.nx=[32,32,32]", "run.max_steps=20", "run.threads=" + std::to_string(threads)});
+  auto sim = testing::run_problem("sedov/sedov.toml", {"mesh.nx=[32,32,32]", "run.max_steps=20",
+                                                       "run.threads=" + std::to_string(threads)});
   std::vector<double> out;
   testing::for_each_cell(*sim, [&](std::array<double, 3>, double, const double* u) {
     out.insert(out.end(), u, u + 5);

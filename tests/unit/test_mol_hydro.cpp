@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,9 +24,15 @@ constexpr int kN3 = box_cells(kG);
 constexpr Real kGamma = Real(5) / 3;
 constexpr EosParams kEos{kGamma, Real(1e-10), Real(1e-12)};
 
-int box_index(int i, int j, int k) { return (k * kN + j) * kN + i; }
-int interior_index(int x, int y, int z) { return (z * kGroupSize + y) * kGroupSize + x; }
-int box_of_interior(int x, int y, int z) { return box_index(x + kG, y + kG, z + kG); }
+int box_index(int i, int j, int k) {
+  return (k * kN + j) * kN + i;
+}
+int interior_index(int x, int y, int z) {
+  return (z * kGroupSize + y) * kGroupSize + x;
+}
+int box_of_interior(int x, int y, int z) {
+  return box_index(x + kG, y + kG, z + kG);
+}
 
 // Face-cell index of interior cell `c` on a face normal to `dir`: the slower transverse
 // index first (group_layout.hpp: face f = 2 dir + side, [6][5][16][16]).
@@ -33,7 +40,9 @@ int face_cell(int dir, std::array<int, 3> c) {
   return dir == 0 ? c[2] * kGroupSize + c[1]
                   : (dir == 1 ? c[2] * kGroupSize + c[0] : c[1] * kGroupSize + c[0]);
 }
-int face_offset(int face, int var) { return (face * kNumHydroVars + var) * kFaceCells; }
+int face_offset(int face, int var) {
+  return (face * kNumHydroVars + var) * kFaceCells;
+}
 
 Real comp(const Cons& u, int var) {
   return var == 0 ? u.dens : (var == 4 ? u.engy : u.mom[var - 1]);
@@ -115,7 +124,7 @@ TEST_P(MolHydroScheme, UniformStateIsUnchangedAndReportsItsSignalSpeed) {
 // A smooth, positive, fully 3D random state: a few Fourier modes per variable.
 void fill_smooth_random(GroupRun& run, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<Real> phase(0, 2 * M_PI), amp(-1, 1);
+  std::uniform_real_distribution<Real> phase(0, 2 * std::numbers::pi), amp(-1, 1);
   std::uniform_int_distribution<int> wave(-2, 2);
   struct Mode {
     Real k[3], phase, amp;
@@ -124,14 +133,15 @@ void fill_smooth_random(GroupRun& run, std::uint64_t seed) {
   for (auto& m : modes)
     for (int n = 0; n < 3; ++n) {
       Mode md;
-      for (Real& k : md.k) k = 2 * M_PI * wave(rng) / kN;
+      for (Real& k : md.k) k = 2 * std::numbers::pi * wave(rng) / kN;
       md.phase = phase(rng);
       md.amp = amp(rng);
       m.push_back(md);
     }
   auto field = [&](int var, int i, int j, int k) {
     Real s = 0;
-    for (const Mode& m : modes[var]) s += m.amp * std::sin(m.k[0] * i + m.k[1] * j + m.k[2] * k + m.phase);
+    for (const Mode& m : modes[var])
+      s += m.amp * std::sin(m.k[0] * i + m.k[1] * j + m.k[2] * k + m.phase);
     return s / 3;  // in [-1, 1]
   };
   for (int k = 0; k < kN; ++k)
@@ -165,8 +175,8 @@ TEST_P(MolHydroScheme, InteriorChangeEqualsNetOuterFaceFlux) {
         }
     for (int dir = 0; dir < 3; ++dir)
       for (int fc = 0; fc < kFaceCells; ++fc)
-        net_flux += run.flux[face_offset(2 * dir + 1, var) + fc] -
-                    run.flux[face_offset(2 * dir, var) + fc];
+        net_flux +=
+            run.flux[face_offset(2 * dir + 1, var) + fc] - run.flux[face_offset(2 * dir, var) + fc];
     // Summing 4096 cells of round-off eps |u| each gives ~1e-16 of the total; 1e-12 leaves
     // room while any missing or misweighted face term (the change is ~1e-3 of the total)
     // fails by orders of magnitude.
@@ -212,8 +222,8 @@ TEST(MolHydro, OuterFaceFluxesAreStoredPerFaceCell) {
 TEST(MolHydro, NonFiniteInteriorCellIsReportedAsBadCell) {
   const Scheme scheme{Reconstruction::kPlmMc, RiemannSolver::kHllc};
   const Cons u = prim_to_cons({1.0, {0.0, 0.0, 0.0}, 1.0}, kGamma);
-  for (const std::array<int, 3> c : {std::array<int, 3>{5, 7, 9}, std::array<int, 3>{0, 0, 0},
-                                     std::array<int, 3>{15, 15, 15}}) {
+  for (const std::array<int, 3> c :
+       {std::array<int, 3>{5, 7, 9}, std::array<int, 3>{0, 0, 0}, std::array<int, 3>{15, 15, 15}}) {
     GroupRun run;
     run.fill(u);
     run.in[kDens * kN3 + box_of_interior(c[0], c[1], c[2])] =
@@ -285,14 +295,31 @@ void fill_profile(GroupRun& run, int dir, bool transverse_velocity) {
       }
 }
 
-void expect_direction_independent(const Scheme& scheme, bool transverse_velocity) {
+// Compares the runs along y and z with the run along x, cell by cell and face by face:
+// bitwise when rel_tol is 0, else within rel_tol of the largest |value| of the variable.
+void expect_direction_independent(const Scheme& scheme, bool transverse_velocity, Real rel_tol) {
   GroupRun along[3];
   for (int dir = 0; dir < 3; ++dir) {
     fill_profile(along[dir], dir, transverse_velocity);
     along[dir].solve(scheme, 0.15);
   }
+  Real out_scale[kNumHydroVars] = {}, flux_scale[kNumHydroVars] = {};
+  for (int var = 0; var < kNumHydroVars; ++var) {
+    for (int cell = 0; cell < kGroupCells; ++cell)
+      out_scale[var] = std::max(out_scale[var], std::fabs(along[0].out_at(var, cell)));
+    for (int face = 0; face < kNumFaces; ++face)
+      for (int fc = 0; fc < kFaceCells; ++fc)
+        flux_scale[var] =
+            std::max(flux_scale[var], std::fabs(along[0].flux[face_offset(face, var) + fc]));
+  }
+  auto differ = [&](Real a, Real b, Real scale) {
+    return rel_tol == 0 ? a != b : !(std::fabs(a - b) <= rel_tol * scale);
+  };
   for (int dir = 1; dir < 3; ++dir) {
-    EXPECT_EQ(along[dir].result.max_speed, along[0].result.max_speed) << "dir " << dir;
+    EXPECT_FALSE(
+        differ(along[dir].result.max_speed, along[0].result.max_speed, along[0].result.max_speed))
+        << "dir " << dir << ": " << along[dir].result.max_speed << " vs "
+        << along[0].result.max_speed;
     EXPECT_EQ(along[dir].result.floored, along[0].result.floored) << "dir " << dir;
     int mismatches = 0;
     // Cell a along x corresponds to b with b[(n + dir) % 3] = a[n].
@@ -305,9 +332,10 @@ void expect_direction_independent(const Scheme& scheme, bool transverse_velocity
           const int ca = interior_index(a[0], a[1], a[2]), cb = interior_index(b[0], b[1], b[2]);
           for (int var = 0; var < kNumHydroVars; ++var) {
             const int vb = (var == kDens || var == kEngy) ? var : kMomX + (var - kMomX + dir) % 3;
-            if (along[dir].out_at(vb, cb) != along[0].out_at(var, ca) && ++mismatches <= 5) {
-              ADD_FAILURE() << "dir " << dir << " cell (" << x << "," << y << "," << z
-                            << ") var " << var << ": " << along[0].out_at(var, ca) << " vs "
+            if (differ(along[dir].out_at(vb, cb), along[0].out_at(var, ca), out_scale[var]) &&
+                ++mismatches <= 5) {
+              ADD_FAILURE() << "dir " << dir << " cell (" << x << "," << y << "," << z << ") var "
+                            << var << ": " << along[0].out_at(var, ca) << " vs "
                             << along[dir].out_at(vb, cb);
             }
           }
@@ -326,11 +354,10 @@ void expect_direction_independent(const Scheme& scheme, bool transverse_velocity
             for (int n = 0; n < 3; ++n) b[(n + dir) % 3] = a[n];
             const int db = (da + dir) % 3;
             for (int var = 0; var < kNumHydroVars; ++var) {
-              const int vb =
-                  (var == kDens || var == kEngy) ? var : kMomX + (var - kMomX + dir) % 3;
+              const int vb = (var == kDens || var == kEngy) ? var : kMomX + (var - kMomX + dir) % 3;
               const Real fa = along[0].flux[face_offset(2 * da + side, var) + face_cell(da, a)];
               const Real fb = along[dir].flux[face_offset(2 * db + side, vb) + face_cell(db, b)];
-              if (fa != fb && ++mismatches <= 5) {
+              if (differ(fa, fb, flux_scale[var]) && ++mismatches <= 5) {
                 ADD_FAILURE() << "dir " << dir << " face " << 2 * da + side << " var " << var
                               << ": " << fa << " vs " << fb;
               }
@@ -341,13 +368,17 @@ void expect_direction_independent(const Scheme& scheme, bool transverse_velocity
 }
 
 TEST_P(MolHydroScheme, ProfileAlongYOrZGivesBitwiseTheResultAlongX) {
-  // The cyclic rotation (x,y,z) -> (n,t1,t2) of the 1D solver should compute a problem
-  // along y or z exactly as along x (hydro_state.hpp). Normal velocity only.
-  expect_direction_independent(GetParam(), /*transverse_velocity=*/false);
+  // The cyclic rotation (x,y,z) -> (n,t1,t2) of the 1D solver computes a problem along y
+  // or z exactly as along x (hydro_state.hpp) when the flow is along the profile only.
+  expect_direction_independent(GetParam(), /*transverse_velocity=*/false, /*rel_tol=*/0);
 }
 
-TEST_P(MolHydroScheme, ProfileWithTransverseVelocityAlongYOrZGivesBitwiseTheResultAlongX) {
-  expect_direction_independent(GetParam(), /*transverse_velocity=*/true);
+TEST_P(MolHydroScheme, ProfileWithTransverseVelocityAlongYOrZAgreesWithXToRoundOff) {
+  // With transverse velocities the directions differ by an ulp or two: cons_to_prim sums
+  // v_x^2 + v_y^2 + v_z^2 in lab-frame order, so the kinetic energy of a permuted velocity
+  // vector rounds differently (hydro_state.hpp); 1e-13 of each variable's largest value bounds that
+  // after two stages, while a wrong rotation or face mapping differs at O(1).
+  expect_direction_independent(GetParam(), /*transverse_velocity=*/true, /*rel_tol=*/1e-13);
 }
 
 }  // namespace

@@ -113,10 +113,14 @@ TEST(Limiters, MinmodIsLeastAndMcMostCompressive) {
   }
 }
 
-Prim make_prim(Real rho, Real vx, Real vy, Real vz, Real p) { return {rho, {vx, vy, vz}, p}; }
+Prim make_prim(Real rho, Real vx, Real vy, Real vz, Real p) {
+  return {rho, {vx, vy, vz}, p};
+}
 
 // Components of a Prim by index (rho, vx, vy, vz, p).
-Real comp(const Prim& w, int var) { return var == 0 ? w.rho : (var == 4 ? w.p : w.v[var - 1]); }
+Real comp(const Prim& w, int var) {
+  return var == 0 ? w.rho : (var == 4 ? w.p : w.v[var - 1]);
+}
 
 template <class Limiter>
 void expect_face_values_between_neighbours() {

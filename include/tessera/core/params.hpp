@@ -36,7 +36,7 @@ struct ParamSpec {
   ParamValue default_value;  // std::monostate: required
   std::string help;
   Range range;
-  std::int64_t multiple_of = 0;       // integers (and int arrays) must be multiples of this
+  std::int64_t multiple_of = 0;      // integers (and int arrays) must be multiples of this
   std::vector<std::string> choices;  // strings must be one of these, when not empty
 
   std::string name() const { return section + "." + key; }

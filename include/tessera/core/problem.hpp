@@ -38,9 +38,9 @@ class Problem {
 
 struct ProblemInfo {
   std::string name;
-  std::string description;  // one line, for `tessera problems`
-  std::function<std::vector<ParamSpec>()> params;                     // the [problem] keys
-  std::function<std::unique_ptr<Problem>(const Params&)> create;      // validated params
+  std::string description;                         // one line, for `tessera problems`
+  std::function<std::vector<ParamSpec>()> params;  // the [problem] keys
+  std::function<std::unique_ptr<Problem>(const Params&)> create;  // validated params
 };
 
 void register_problem(ProblemInfo info);

@@ -18,7 +18,8 @@ struct SolveArgs {
 // Per-group buffer sizes, in Reals.
 inline constexpr std::size_t kGroupInReals =
     std::size_t(kernels::kNumHydroVars) * kernels::box_cells(kernels::kGhostRk2);
-inline constexpr std::size_t kGroupOutReals = std::size_t(kernels::kNumHydroVars) * kernels::kGroupCells;
+inline constexpr std::size_t kGroupOutReals =
+    std::size_t(kernels::kNumHydroVars) * kernels::kGroupCells;
 inline constexpr std::size_t kGroupFluxReals =
     std::size_t(kernels::kNumFaces) * kernels::kNumHydroVars * kernels::kFaceCells;
 

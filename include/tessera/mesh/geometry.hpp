@@ -22,9 +22,7 @@ struct Geometry {
 
   bool periodic(int dim) const { return boundary[dim][0] == Boundary::kPeriodic; }
   double dx(int level) const { return dx0 / double(1 << level); }
-  long long root_cell_count() const {
-    return 1LL * root_cells[0] * root_cells[1] * root_cells[2];
-  }
+  long long root_cell_count() const { return 1LL * root_cells[0] * root_cells[1] * root_cells[2]; }
 };
 
 // Reads [mesh]; throws tessera::Error(kInput) for non-cubic cells or one-sided periodicity.

@@ -19,13 +19,15 @@ inline constexpr int kFamilySize = 8;  // patches per patch group
 inline constexpr int kNoPatch = -1;    // outside a non-periodic boundary (or not refined)
 
 // Index of neighbour offset (dx, dy, dz) in {-1, 0, 1}^3; 13 is the patch itself.
-constexpr int neighbour_index(int dx, int dy, int dz) { return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1); }
+constexpr int neighbour_index(int dx, int dy, int dz) {
+  return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
+}
 
 struct PatchMeta {
   int level = 0;
-  std::array<int, 3> corner{};  // first cell, in the index space of `level`
-  int parent = kNoPatch;        // level 0 has no parent
-  int first_child = kNoPatch;   // first patch of the child family; kNoPatch for a leaf
+  std::array<int, 3> corner{};      // first cell, in the index space of `level`
+  int parent = kNoPatch;            // level 0 has no parent
+  int first_child = kNoPatch;       // first patch of the child family; kNoPatch for a leaf
   std::array<int, 27> neighbour{};  // same-level neighbours (periodic images included)
 
   bool is_leaf() const { return first_child == kNoPatch; }
