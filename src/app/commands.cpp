@@ -9,6 +9,7 @@
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/mesh/geometry.hpp"
 
 namespace tessera::app {
 
@@ -32,11 +33,12 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
 
 int command_check(const std::string& file, const std::vector<std::string>& overrides) {
   const Params params = load_run_params(file, overrides);
-  // Building the simulation validates what the schema cannot (geometry, problem setup)
-  // without allocating field data beyond the mesh.
-  evolve::Simulation sim(params);
-  std::printf("# %s: parameters are valid (%lld cells)\n%s", file.c_str(),
-              sim.mesh().num_leaf_cells(), params.to_toml().c_str());
+  // What the schema cannot check alone: the geometry and the problem's own consistency
+  // (e.g. a vacuum-generating Riemann problem). No field data is allocated.
+  const auto geometry = mesh::geometry_from_params(params);
+  create_problem(params);
+  std::printf("# %s: parameters are valid (%lld root cells)\n%s", file.c_str(),
+              geometry.root_cell_count(), params.to_toml().c_str());
   return 0;
 }
 

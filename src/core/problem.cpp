@@ -29,6 +29,16 @@ const ProblemInfo& find_problem(const std::string& name) {
   throw Error(ErrorKind::kInput, "unknown problem '" + name + "'; known problems: " + known);
 }
 
+std::unique_ptr<Problem> create_problem(const Params& params) {
+  const std::string& name = params.string("problem.name");
+  const ProblemInfo& info = find_problem(name);
+  try {
+    return info.create(params);
+  } catch (const Error& e) {
+    throw Error(e.kind(), "[problem] " + name + ": " + e.what());
+  }
+}
+
 std::vector<const ProblemInfo*> all_problems() {
   std::vector<const ProblemInfo*> out;
   for (const auto& [n, info] : registry()) out.push_back(&info);

@@ -46,7 +46,7 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
     omp_set_num_threads(static_cast<int>(params_.integer("run.threads")));
   problem_name_ = params_.string("problem.name");
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
-  problem_ = find_problem(problem_name_).create(params_);
+  problem_ = create_problem(params_);
   executor_ = make_cpu_executor();
   pipeline_ = std::make_unique<Pipeline>(*executor_, cpu_groups_per_batch());
   args_.scheme = scheme_from_params(params_);

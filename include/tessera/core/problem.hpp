@@ -46,6 +46,8 @@ struct ProblemInfo {
 void register_problem(ProblemInfo info);
 // Throws tessera::Error(kInput) listing the known problems for an unknown name.
 const ProblemInfo& find_problem(const std::string& name);
+// Creates the problem `problem.name` selects; errors are prefixed with the problem name.
+std::unique_ptr<Problem> create_problem(const Params& params);
 std::vector<const ProblemInfo*> all_problems();  // sorted by name
 
 // Defined at namespace scope in a problem's .cpp: `const ProblemRegistrar kReg{{...}};`
