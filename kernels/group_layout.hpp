@@ -10,7 +10,19 @@ inline constexpr int kPatchSize = 8;               // cells per patch edge
 inline constexpr int kGroupSize = 2 * kPatchSize;  // cells per patch-group edge
 inline constexpr int kGroupCells = kGroupSize * kGroupSize * kGroupSize;
 inline constexpr int kFaceCells = kGroupSize * kGroupSize;
-inline constexpr int kNumFaces = 6;  // face f = 2 * dir + (0 low, 1 high)
+inline constexpr int kNumFaces = 6;  // outer faces: f = 2 * dir + (0 low, 1 high)
+// Fluxes come back on three planes per direction, at group coordinates 0, 8 and 16: the
+// two outer faces and the interface between sibling patches, so that every patch face
+// of the group has its flux (flux registers need the faces between a refined patch and
+// its unrefined sibling too; as in GAMER). Plane index: 3 * dir + p.
+inline constexpr int kPlanesPerDir = 3;
+inline constexpr int kNumFluxPlanes = 3 * kPlanesPerDir;
+TESSERA_HD constexpr int flux_plane(int dir, int p) {
+  return kPlanesPerDir * dir + p;
+}
+TESSERA_HD constexpr int outer_face_plane(int face) {
+  return flux_plane(face / 2, 2 * (face % 2));
+}
 
 // SSP-RK2 in one pass needs the PLM stencil (2 cells) twice.
 inline constexpr int kGhostRk2 = 4;

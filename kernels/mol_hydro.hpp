@@ -2,11 +2,10 @@
 // HLL-family flux at every face, SSP-RK2 in time (Wang, Abel & Kaehler 2009, eq. 8:
 // u1 = u0 + dt L(u0), u2 = (u0 + u1 + dt L(u1)) / 2), unsplit in 3D.
 // Both stages run in one pass over a (16+2*4)^3 box: stage 1 updates the interior plus
-// two ghost layers so that stage 2 has the stencil it needs; the outer-face fluxes are
-// averaged over the two stages, which is the time-integrated flux the update used
-// (what coarse-fine flux correction needs).
-// Functions here are TESSERA_HD so the CPU loops (mol_hydro_cpu.cpp) and device kernels
-// share them.
+// two ghost layers so that stage 2 has the stencil it needs; the fluxes on the patch
+// faces (outer faces and sibling interfaces) are averaged over the two stages, which is the
+// time-integrated flux the update used (what coarse-fine flux correction needs). Functions here are
+// TESSERA_HD so the CPU loops (mol_hydro_cpu.cpp) and device kernels share them.
 #pragma once
 
 #include "kernels/group_layout.hpp"

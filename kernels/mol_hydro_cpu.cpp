@@ -29,7 +29,7 @@ inline int face_cell(int dir, int i, int j, int k) {
 
 // dudt = -sum_dir (F(i+1/2) - F(i-1/2)) over the cells [lo, hi)^3 (times dx); the
 // primitives must be valid on [lo-2, hi+2)^3. When face_out is set, the fluxes on the
-// group's outer faces are added to it with `weight`.
+// group's flux planes (group_layout.hpp) are added to it with `weight`.
 template <class Recon, class Riemann>
 void flux_divergence(const Real* w, int lo, int hi, Real gamma, Real* flux, Real* dudt,
                      Real* face_out, Real weight) {
@@ -54,9 +54,9 @@ void flux_divergence(const Real* w, int lo, int hi, Real gamma, Real* flux, Real
           }
     }
     if (!face_out) continue;
-    for (int side = 0; side < 2; ++side) {
-      const int c = kG + side * kGroupSize;  // face coordinate along dir
-      Real* out = face_out + (2 * dir + side) * kNumHydroVars * kFaceCells;
+    for (int plane = 0; plane < kPlanesPerDir; ++plane) {
+      const int c = kG + plane * kPatchSize;  // face coordinate along dir
+      Real* out = face_out + flux_plane(dir, plane) * kNumHydroVars * kFaceCells;
       for (int a = kG; a < kG + kGroupSize; ++a)
         for (int b = kG; b < kG + kGroupSize; ++b) {
           const int i = dir == 0 ? c : b, j = dir == 1 ? c : (dir == 0 ? b : a);
@@ -83,7 +83,7 @@ template <class Recon, class Riemann>
 void advance_group(const MolParams& prm, const Real* u0, Real* out, Real* face_flux,
                    GroupResult* result, const MolScratch& s) {
   const EosParams& eos = prm.eos;
-  for (int n = 0; n < kNumFaces * kNumHydroVars * kFaceCells; ++n) face_flux[n] = 0;
+  for (int n = 0; n < kNumFluxPlanes * kNumHydroVars * kFaceCells; ++n) face_flux[n] = 0;
 
   // Stage 1 on the interior plus two ghost layers.
   constexpr int lo1 = 2, hi1 = kN - 2;

@@ -23,7 +23,8 @@ std::size_t mol_scratch_reals();
 MolScratch mol_scratch_view(Real* storage);
 
 // in: [5][24^3] conserved state of the group with 4 ghost layers.
-// out: [5][16^3] new interior; face_flux: [6][5][16^2] time-averaged outer-face fluxes.
+// out: [5][16^3] new interior; face_flux: [9][5][16^2] time-averaged fluxes on the
+// group's flux planes (group_layout.hpp).
 void mol_hydro_group_cpu(const Scheme& scheme, const MolParams& params, const Real* in, Real* out,
                          Real* face_flux, GroupResult* result, const MolScratch& scratch);
 

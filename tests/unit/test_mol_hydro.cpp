@@ -35,13 +35,14 @@ int box_of_interior(int x, int y, int z) {
 }
 
 // Face-cell index of interior cell `c` on a face normal to `dir`: the slower transverse
-// index first (group_layout.hpp: face f = 2 dir + side, [6][5][16][16]).
+// index first; outer face f = 2 dir + side lives on flux plane outer_face_plane(f) of
+// the [9][5][16][16] planes (group_layout.hpp).
 int face_cell(int dir, std::array<int, 3> c) {
   return dir == 0 ? c[2] * kGroupSize + c[1]
                   : (dir == 1 ? c[2] * kGroupSize + c[0] : c[1] * kGroupSize + c[0]);
 }
 int face_offset(int face, int var) {
-  return (face * kNumHydroVars + var) * kFaceCells;
+  return (outer_face_plane(face) * kNumHydroVars + var) * kFaceCells;
 }
 
 Real comp(const Cons& u, int var) {

@@ -21,7 +21,7 @@ inline constexpr std::size_t kGroupInReals =
 inline constexpr std::size_t kGroupOutReals =
     std::size_t(kernels::kNumHydroVars) * kernels::kGroupCells;
 inline constexpr std::size_t kGroupFluxReals =
-    std::size_t(kernels::kNumFaces) * kernels::kNumHydroVars * kernels::kFaceCells;
+    std::size_t(kernels::kNumFluxPlanes) * kernels::kNumHydroVars * kernels::kFaceCells;
 
 class Executor {
  public:
