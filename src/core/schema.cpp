@@ -74,6 +74,29 @@ std::vector<ParamSpec> core_specs() {
       choice("hydro", "integrator", "rk2", {"rk2"}, "time integrator: rk2 (SSP-RK2)"),
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
       real("hydro", "pressure_floor", 1e-12, positive, "smallest pressure kept after an update"),
+      integer("amr", "max_level", std::int64_t(0), {0, 10},
+              "finest refinement level (0: uniform root grid)"),
+      integer("amr", "regrid_interval", std::int64_t(2), {1, kInf},
+              "root steps between regrids"),
+      integer("amr", "flag_buffer", std::int64_t(2), {0, 8},
+              "cells around a flagged cell that are refined too"),
+      {"amr", "subcycle", ParamType::kBool, true,
+       "finer levels take two half steps per parent step (false: one shared step)", {}, 0, {}},
+      real("amr", "lohner_refine", 0.8, {0, 1},
+           "refine where Lohner's error estimator exceeds this (0: off)"),
+      real("amr", "lohner_derefine", 0.2, {0, 1},
+           "refined patches stay refined while the estimator exceeds this"),
+      real("amr", "lohner_filter", 0.01, {0, kInf}, "noise filter epsilon of the estimator"),
+      choice("amr", "lohner_variables", "density_pressure",
+             {"density_pressure", "density", "pressure"}, "variables the estimator looks at"),
+      real("amr", "gradient_refine", 0.0, {0, kInf},
+           "refine where max_d |q(i+1) - q(i-1)| / 2|q(i)| of density or pressure exceeds "
+           "this (0: off)"),
+      real("amr", "gradient_derefine", 0.0, {0, kInf},
+           "refined patches stay refined while the relative gradient exceeds this"),
+      real("amr", "density_refine", 0.0, {0, kInf}, "refine where density exceeds this (0: off)"),
+      real("amr", "density_derefine", 0.0, {0, kInf},
+           "refined patches stay refined while density exceeds this"),
       {"output",
        "dir",
        ParamType::kString,
@@ -109,7 +132,7 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "mesh", "hydro", "output", "problem"};
+    sc.sections = {"run", "mesh", "hydro", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();

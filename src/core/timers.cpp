@@ -5,7 +5,8 @@
 namespace tessera {
 
 std::string Timers::breakdown() const {
-  static const char* kNames[] = {"init", "prepare", "solve", "close", "output"};
+  static const char* kNames[] = {"init",  "flag",   "regrid", "prepare",
+                                 "solve", "close",  "reflux", "output"};
   const double total = this->total();
   std::string out = strprintf("%-10s %10s %7s\n", "stage", "seconds", "share");
   double accounted = 0;

@@ -47,11 +47,12 @@ Pipeline::Pipeline(Executor& executor, int groups_per_batch)
   results_.resize(batch_);
 }
 
-LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, const SolveArgs& args, long step,
-                                       Timers& timers) {
+LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt,
+                                       const SolveArgs& args, long step, double coarse_weight,
+                                       FluxRegisters& registers, Timers& timers) {
   const auto& groups = m.groups(level);
   const int total = static_cast<int>(groups.size());
-  const int read = m.current_slot(), write = m.next_slot();
+  const int read = m.current_slot(level), write = m.next_slot(level);
   LevelStepStats stats;
   for (int first = 0; first < total; first += batch_) {
     const int count = std::min(batch_, total - first);
@@ -60,7 +61,7 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, const SolveArgs
 #pragma omp parallel for schedule(static)
       for (int g = 0; g < count; ++g)
         prepare_group(m, read, groups[first + g], kernels::kGhostRk2,
-                      in_.data() + g * kGroupInReals);
+                      in_.data() + g * kGroupInReals, coarse_weight);
     }
     {
       ScopedTimer t(timers, Stage::kSolve);
@@ -69,8 +70,10 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, const SolveArgs
     {
       ScopedTimer t(timers, Stage::kClose);
 #pragma omp parallel for schedule(static)
-      for (int g = 0; g < count; ++g)
+      for (int g = 0; g < count; ++g) {
         close_group(m, write, groups[first + g], out_.data() + g * kGroupOutReals);
+        registers.close_group(m, groups[first + g], flux_.data() + g * kGroupFluxReals, dt);
+      }
       for (int g = 0; g < count; ++g) {
         const auto& r = results_[g];
         if (r.bad_cell >= 0)
@@ -81,7 +84,7 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, const SolveArgs
       }
     }
   }
-  m.swap_slots();
+  m.swap_slots(level);
   return stats;
 }
 

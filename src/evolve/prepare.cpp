@@ -2,17 +2,54 @@
 // solver's contiguous box (GAMER's Prepare_PatchData / closing step, Schive et al. 2010 §3.5).
 #include <algorithm>
 
+#include "tessera/core/error.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/mesh/boundary.hpp"
+#include "tessera/mesh/prolongation.hpp"
 
 namespace tessera::evolve {
 
 using mesh::kPatchSize;
 
-void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box) {
+namespace {
+
+// Ghost cells of a block without a same-level patch: interpolated in space and time
+// from the parent level (proper nesting guarantees it covers them).
+void fill_from_coarse(const mesh::Mesh& m, const mesh::PatchMeta& base, int ghost,
+                      double coarse_weight, const int lo[3], const int hi[3], mesh::CoarseBox& cb,
+                      bool& gathered, Real* box) {
+  const int n = 2 * kPatchSize + 2 * ghost;
+  const std::size_t n3 = std::size_t(n) * n * n;
+  if (base.level == 0)
+    throw Error(ErrorKind::kInternal, "a root-level patch lacks a neighbour inside the domain");
+  if (!gathered) {
+    // The group box reaches `ghost` fine cells = ghost/2 coarse cells beyond the parent,
+    // plus one coarse cell for the slopes.
+    const auto& parent = m.patch(base.parent);
+    const int margin = (ghost + 1) / 2 + 1;
+    mesh::gather_box(m, parent.level,
+                     {parent.corner[0] - margin, parent.corner[1] - margin,
+                      parent.corner[2] - margin},
+                     kPatchSize + 2 * margin, coarse_weight, cb);
+    gathered = true;
+  }
+  for (int v = 0; v < m.nvar(); ++v)
+    for (int z = lo[2]; z < hi[2]; ++z)
+      for (int y = lo[1]; y < hi[1]; ++y)
+        for (int x = lo[0]; x < hi[0]; ++x)
+          box[v * n3 + ((z + ghost) * n + (y + ghost)) * n + (x + ghost)] = mesh::prolong_cell(
+              cb, v, {base.corner[0] + x, base.corner[1] + y, base.corner[2] + z});
+}
+
+}  // namespace
+
+void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
+                   double coarse_weight) {
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
+  thread_local mesh::CoarseBox coarse;
+  bool gathered = false;
   // The group spans patch blocks 0..1 per dimension; ghosts reach into blocks -1 and 2.
   for (int bz = -1; bz <= 2; ++bz)
     for (int by = -1; by <= 2; ++by)
@@ -29,7 +66,15 @@ void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Re
         if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;
         const int src =
             m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        if (src == mesh::kNoPatch) continue;  // outside the domain: boundary conditions
+        if (src == mesh::kNoPatch) {
+          mesh::PatchCoord pc = base.coord();
+          for (int d = 0; d < 3; ++d) pc[d] += b[d];
+          // Beyond a non-periodic boundary: boundary conditions, below. Else the block
+          // lies on the coarser level.
+          if (m.wrap(base.level, pc))
+            fill_from_coarse(m, base, ghost, coarse_weight, lo, hi, coarse, gathered, box);
+          continue;
+        }
         const Real* data = m.data(slot, src);
         const int len = hi[0] - lo[0];
         for (int v = 0; v < m.nvar(); ++v)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -11,6 +12,7 @@
 #include "tessera/core/log.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/mesh/prolongation.hpp"
 
 namespace tessera::evolve {
 
@@ -35,8 +37,25 @@ kernels::Scheme scheme_from_params(const Params& p) {
 }
 
 // Batches of a few groups per thread keep the staging buffers in cache on the CPU.
-int cpu_groups_per_batch() {
-  return 4 * omp_get_max_threads();
+int cpu_groups_per_batch() { return 4 * omp_get_max_threads(); }
+
+void check_thresholds(const Params& p) {
+  for (const char* c : {"lohner", "gradient", "density"}) {
+    const std::string r = std::string("amr.") + c + "_refine", d = std::string("amr.") + c + "_derefine";
+    if (p.real(d) > p.real(r))
+      throw Error(ErrorKind::kInput, d + " = " + strprintf("%g", p.real(d)) + " exceeds " + r +
+                                         " = " + strprintf("%g", p.real(r)) +
+                                         ": the derefine threshold must not exceed the refine one");
+  }
+}
+
+// Restriction of every level onto its parent, finest first.
+void restrict_all(mesh::Mesh& m) {
+  for (int level = m.num_levels() - 1; level >= 1; --level) {
+    const auto& groups = m.groups(level);
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(m, groups[g]);
+  }
 }
 
 }  // namespace
@@ -44,11 +63,14 @@ int cpu_groups_per_batch() {
 Simulation::Simulation(Params params) : params_(std::move(params)) {
   if (params_.integer("run.threads") > 0)
     omp_set_num_threads(static_cast<int>(params_.integer("run.threads")));
+  check_thresholds(params_);
   problem_name_ = params_.string("problem.name");
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);
   executor_ = make_cpu_executor();
   pipeline_ = std::make_unique<Pipeline>(*executor_, cpu_groups_per_batch());
+  refinement_ = RefinementParams::from_params(params_);
+  subcycle_ = params_.boolean("amr.subcycle");
   args_.scheme = scheme_from_params(params_);
   args_.params.eos = {Real(params_.real("hydro.gamma")), Real(params_.real("hydro.density_floor")),
                       Real(params_.real("hydro.pressure_floor"))};
@@ -56,9 +78,7 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
 
 Simulation::~Simulation() = default;
 
-void Simulation::initialize() {
-  ScopedTimer t(timers_, Stage::kInit);
-  auto& m = *mesh_;
+void Simulation::fill_from_problem(mesh::Mesh& m) const {
   const int np = m.num_patches();
 #pragma omp parallel for schedule(dynamic)
   for (int p = 0; p < np; ++p) {
@@ -80,32 +100,116 @@ void Simulation::initialize() {
           for (int v = 0; v < 5; ++v) u[v * mesh::kPatchCells + idx] = vals[v];
         }
   }
+}
+
+void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
+#ifndef NDEBUG
+  next->check_invariants();
+#endif
+  mesh_ = std::move(next);
+  registers_.build(*mesh_);
+  speeds_.resize(mesh_->num_levels());
+  for (int level = 0; level < mesh_->num_levels(); ++level) speeds_[level] = level_max_speed(level);
+  level_steps_.resize(std::max<std::size_t>(level_steps_.size(), mesh_->num_levels()), 0);
+}
+
+void Simulation::initialize() {
+  ScopedTimer t(timers_, Stage::kInit);
+  // Level by level from the problem's function (Schive et al. 2010 §2.1), then restricted
+  // downward so that every coarse cell is the average of what covers it.
+  fill_from_problem(*mesh_);
+  for (int pass = 0; pass < refinement_.max_level; ++pass) {
+    const auto h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
+    if (h == mesh_->hierarchy()) break;
+    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
+    fill_from_problem(*next);
+    mesh_ = std::move(next);
+  }
+  restrict_all(*mesh_);
+  adopt_mesh(std::move(mesh_));
   initialized_ = true;
 }
 
-double Simulation::initial_max_speed() const {
-  const auto& m = *mesh_;
-  double s = 0;
-  const int np = m.num_patches();
-#pragma omp parallel for reduction(max : s)
-  for (int p = 0; p < np; ++p) {
-    const Real* u = m.current(p);
-    for (int c = 0; c < mesh::kPatchCells; ++c) {
-      const int n = mesh::kPatchCells;
-      const kernels::Cons cu = {u[c], {u[n + c], u[2 * n + c], u[3 * n + c]}, u[4 * n + c]};
-      const auto w = kernels::cons_to_prim(cu, args_.params.eos);
-      s = std::max(s, double(kernels::max_signal_speed(w, args_.params.eos.gamma)));
+bool Simulation::regrid() {
+  mesh::Hierarchy h;
+  {
+    ScopedTimer t(timers_, Stage::kFlag);
+    h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
+  }
+  if (h == mesh_->hierarchy()) return false;
+  ScopedTimer t(timers_, Stage::kRegrid);
+  auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
+  const std::size_t bytes = next->patch_reals() * sizeof(Real);
+  for (int level = 0; level < next->num_levels(); ++level) {
+    const auto& groups = next->groups(level);
+#pragma omp parallel for schedule(dynamic)
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      thread_local mesh::CoarseBox scratch;
+      const int first = groups[g];
+      const int old = mesh_->find_patch(level, next->patch(first).coord());
+      if (old == mesh::kNoPatch) {
+        mesh::prolong_family(*next, first, scratch);  // parent level is complete already
+        continue;
+      }
+      // Families are complete, so a family that existed keeps all 8 patches.
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        std::memcpy(next->current(first + c), mesh_->current(old + c), bytes);
     }
   }
+  adopt_mesh(std::move(next));
+  return true;
+}
+
+double Simulation::level_max_speed(int level) const {
+  const auto& m = *mesh_;
+  const auto& groups = m.groups(level);
+  double s = 0;
+  const int n = mesh::kPatchCells;
+#pragma omp parallel for reduction(max : s)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const Real* u = m.current(groups[g] + c);
+      for (int i = 0; i < n; ++i) {
+        const kernels::Cons cu = {u[i], {u[n + i], u[2 * n + i], u[3 * n + i]}, u[4 * n + i]};
+        const auto w = kernels::cons_to_prim(cu, args_.params.eos);
+        s = std::max(s, double(kernels::max_signal_speed(w, args_.params.eos.gamma)));
+      }
+    }
   return s;
 }
 
-double Simulation::stable_dt(double max_speed) const {
-  if (!(max_speed > 0) || !std::isfinite(max_speed))
-    throw Error(ErrorKind::kNumerical,
-                strprintf("step %ld: maximum signal speed is %g, no stable time step exists", step_,
-                          max_speed));
-  return params_.real("hydro.cfl") * mesh_->dx(0) / max_speed;
+double Simulation::root_dt() const {
+  double dt = std::numeric_limits<double>::infinity();
+  for (int level = 0; level < mesh_->num_levels(); ++level) {
+    const double s = speeds_[level];
+    if (!(s > 0) || !std::isfinite(s))
+      throw Error(ErrorKind::kNumerical,
+                  strprintf("step %ld: maximum signal speed on level %d is %g, no stable time "
+                            "step exists",
+                            step_, level, s));
+    const double dt_level = params_.real("hydro.cfl") * mesh_->dx(level) / s;
+    dt = std::min(dt, subcycle_ ? dt_level * double(1 << level) : dt_level);
+  }
+  return dt;
+}
+
+void Simulation::advance(int level, double dt, double coarse_weight) {
+  SolveArgs args = args_;
+  args.params.dt_over_dx = Real(dt / mesh_->dx(level));
+  const LevelStepStats stats = pipeline_->advance_level(*mesh_, level, dt, args, step_ + 1,
+                                                        coarse_weight, registers_, timers_);
+  speeds_[level] = stats.max_speed;
+  floored_ += stats.floored;
+  ++level_steps_[level];
+  cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
+  if (level + 1 >= mesh_->num_levels()) return;
+  const int substeps = subcycle_ ? 2 : 1;
+  for (int s = 0; s < substeps; ++s) advance(level + 1, dt / substeps, double(s) / substeps);
+  ScopedTimer t(timers_, Stage::kReflux);
+  const auto& groups = mesh_->groups(level + 1);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(*mesh_, groups[g]);
+  registers_.reflux(*mesh_, level);
 }
 
 std::array<double, 5> Simulation::conserved_totals() const {
@@ -127,7 +231,7 @@ std::array<double, 5> Simulation::conserved_totals() const {
 std::optional<double> Simulation::density_l1_error() const {
   const auto& m = *mesh_;
   const auto& geo = m.geometry();
-  double err = 0, volume = 0;
+  double err = 0;
   for (int p = 0; p < m.num_patches(); ++p) {
     if (!m.patch(p).is_leaf()) continue;
     const double h = m.dx(m.patch(p).level);
@@ -140,11 +244,12 @@ std::optional<double> Simulation::density_l1_error() const {
           for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
           const auto exact = problem_->analytic_density(cell, time_);
           if (!exact) return std::nullopt;
-          err +=
-              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
+          err += std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h *
+                 h * h;
         }
   }
-  for (int d = 0; d < 3; ++d) volume = (d == 0 ? 1 : volume) * (geo.xmax[d] - geo.xmin[d]);
+  double volume = 1;
+  for (int d = 0; d < 3; ++d) volume *= geo.xmax[d] - geo.xmin[d];
   return err / volume;
 }
 
@@ -161,41 +266,51 @@ void Simulation::write_plot(int index) {
   log_line("wrote %s", path.c_str());
 }
 
+std::string Simulation::level_summary() const {
+  std::string s;
+  for (int level = 0; level < mesh_->num_levels(); ++level)
+    s += strprintf("%s%zu", level ? "+" : "", mesh_->groups(level).size() * mesh::kFamilySize);
+  return s;
+}
+
 RunSummary Simulation::run() {
   if (!initialized_) initialize();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
+  const long regrid_every = static_cast<long>(params_.integer("amr.regrid_interval"));
   const double out_dt = params_.real("output.dt");
-  const long long cells = mesh_->num_leaf_cells();
   const auto totals0 = conserved_totals();
+  log_line("patches per level: %s (%lld leaf cells)", level_summary().c_str(),
+           mesh_->num_leaf_cells());
 
   RunSummary summary;
   int plot_index = 0;
   write_plot(plot_index++);
   long last_plot_step = step_;
-  double next_plot = out_dt > 0 ? out_dt : std::numeric_limits<double>::infinity();
-  double max_speed = initial_max_speed();
+  double next_plot = out_dt > 0 && params_.boolean("output.enabled")
+                         ? out_dt
+                         : std::numeric_limits<double>::infinity();
   const double wall0 = timers_.total();
-  long long updates = 0;
+  const long long updates0 = cell_updates_;
 
   while (time_ < t_end && step_ < max_steps) {
-    double dt = stable_dt(max_speed);
-    double target = std::min(t_end, next_plot);
+    double dt = root_dt();
+    const double target = std::min(t_end, next_plot);
     const bool hits_target = time_ + dt >= target;
     if (hits_target) dt = target - time_;
-    args_.params.dt_over_dx = Real(dt / mesh_->dx(0));
     const double w0 = timers_.total();
-    const LevelStepStats stats = pipeline_->advance_level(*mesh_, 0, args_, step_ + 1, timers_);
-    const double w1 = timers_.total();
+    const long long u0 = cell_updates_, f0 = floored_;
+    advance(0, dt, 1.0);
     time_ = hits_target ? target : time_ + dt;
     ++step_;
-    updates += cells;
-    max_speed = stats.max_speed;
+    if (refinement_.max_level > 0 && step_ % regrid_every == 0) regrid();
+    const double w1 = timers_.total();
     if (step_ % log_every == 0 || time_ >= t_end)
-      log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s%s", step_, time_, dt,
-               cells, cells / std::max(w1 - w0, 1e-12),
-               stats.floored ? strprintf("  floors %lld", stats.floored).c_str() : "");
+      log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
+               time_, dt, mesh_->num_leaf_cells(), (cell_updates_ - u0) / std::max(w1 - w0, 1e-12),
+               level_summary().c_str(),
+               floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
     if (time_ >= next_plot) {
       write_plot(plot_index++);
       last_plot_step = step_;
@@ -209,12 +324,16 @@ RunSummary Simulation::run() {
   summary.wall_seconds = timers_.total() - wall0;
   const double solve_wall = timers_.seconds(Stage::kPrepare) + timers_.seconds(Stage::kSolve) +
                             timers_.seconds(Stage::kClose);
-  summary.cell_updates_per_second = updates / std::max(solve_wall, 1e-12);
+  summary.cell_updates_per_second = (cell_updates_ - updates0) / std::max(solve_wall, 1e-12);
   summary.plot_files = params_.boolean("output.enabled") ? plot_index : 0;
 
   const auto totals1 = conserved_totals();
   log_line("finished: %ld steps, t = %.9g, %.3e cell-updates/s (prepare+solve+close, %d threads)",
            step_, time_, summary.cell_updates_per_second, omp_get_max_threads());
+  std::string per_level;
+  for (std::size_t l = 0; l < level_steps_.size(); ++l)
+    per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
+  log_line("steps per level: %s; patches per level: %s", per_level.c_str(), level_summary().c_str());
   static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v)
     log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0[v]);

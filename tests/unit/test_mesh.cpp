@@ -314,12 +314,12 @@ Real expected_box_value(const Geometry& geo, std::array<int, 3> corner, int var,
 
 void expect_prepared_groups_match(const Geometry& g) {
   Mesh mesh(g, kNvar);
-  fill_mesh(mesh, mesh.current_slot());
+  fill_mesh(mesh, mesh.current_slot(0));
   std::vector<Real> box(kNvar * kBox3);
   for (int first : mesh.groups(0)) {
     // NaN everywhere first: a cell that prepare_group leaves unfilled fails below.
     std::fill(box.begin(), box.end(), std::numeric_limits<Real>::quiet_NaN());
-    evolve::prepare_group(mesh, mesh.current_slot(), first, kGhost, box.data());
+    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data());
     const auto corner = mesh.patch(first).corner;
     int mismatches = 0;
     for (int v = 0; v < kNvar; ++v)
@@ -367,11 +367,11 @@ TEST(PrepareGroup, MixedBoundariesFillEdgesAndCorners) {
 TEST(PrepareGroup, ReadsTheRequestedTimeLevel) {
   const Geometry g = make_geometry({32, 16, 16}, uniform_bcs(Boundary::kPeriodic));
   Mesh mesh(g, kNvar);
-  fill_mesh(mesh, mesh.next_slot());  // current slot stays zero
+  fill_mesh(mesh, mesh.next_slot(0));  // current slot stays zero
   std::vector<Real> box(kNvar * kBox3, -1);
-  evolve::prepare_group(mesh, mesh.next_slot(), mesh.groups(0)[0], kGhost, box.data());
+  evolve::prepare_group(mesh, mesh.next_slot(0), mesh.groups(0)[0], kGhost, box.data());
   EXPECT_EQ(box[(std::size_t(kGhost) * kBox + kGhost) * kBox + kGhost], cell_value(0, 0, 0, 0));
-  evolve::prepare_group(mesh, mesh.current_slot(), mesh.groups(0)[0], kGhost, box.data());
+  evolve::prepare_group(mesh, mesh.current_slot(0), mesh.groups(0)[0], kGhost, box.data());
   EXPECT_EQ(box[(std::size_t(kGhost) * kBox + kGhost) * kBox + kGhost], 0);
 }
 
@@ -379,7 +379,7 @@ TEST(CloseGroup, WritesTheInteriorBackToTheFamilysPatches) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kOutflow));
   Mesh mesh(g, kNvar);
   constexpr int n = 2 * kPatchSize;
-  const int slot = mesh.next_slot();
+  const int slot = mesh.next_slot(0);
   std::vector<Real> interior(std::size_t(kNvar) * n * n * n);
   for (int first : mesh.groups(0)) {
     const auto corner = mesh.patch(first).corner;
@@ -409,7 +409,7 @@ TEST(CloseGroup, WritesTheInteriorBackToTheFamilysPatches) {
           }
     EXPECT_EQ(mismatches, 0) << "patch " << p;
     // ...and the other time level is untouched.
-    const Real* other = mesh.data(mesh.current_slot(), p);
+    const Real* other = mesh.data(mesh.current_slot(0), p);
     EXPECT_TRUE(std::all_of(other, other + mesh.patch_reals(), [](Real x) { return x == 0; }))
         << "patch " << p;
   }
@@ -422,9 +422,9 @@ TEST(CloseGroup, PrepareOfClosedDataReturnsTheInterior) {
   std::vector<Real> interior(std::size_t(kNvar) * n * n * n);
   for (std::size_t q = 0; q < interior.size(); ++q) interior[q] = Real(q) * 0.5 + 3;
   const int first = mesh.groups(0)[3];
-  evolve::close_group(mesh, mesh.current_slot(), first, interior.data());
+  evolve::close_group(mesh, mesh.current_slot(0), first, interior.data());
   std::vector<Real> box(kNvar * kBox3);
-  evolve::prepare_group(mesh, mesh.current_slot(), first, kGhost, box.data());
+  evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data());
   for (int v = 0; v < kNvar; ++v)
     for (int z = 0; z < n; ++z)
       for (int y = 0; y < n; ++y)

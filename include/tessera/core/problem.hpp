@@ -29,6 +29,12 @@ class Problem {
   virtual ~Problem() = default;
   // Cell-averaged conserved initial state.
   virtual kernels::Cons initial_state(const CellBox& cell) const = 0;
+  // Problem-defined refinement criterion, OR-ed with the [amr] criteria: whether a cell
+  // of `level` at time t must be refined (e.g. a static region of interest).
+  virtual bool refine(const CellBox& cell, double t, int level) const {
+    (void)cell, (void)t, (void)level;
+    return false;
+  }
   // Cell-averaged density of the analytic solution at time t, where one is known.
   virtual std::optional<double> analytic_density(const CellBox& cell, double t) const {
     (void)cell, (void)t;

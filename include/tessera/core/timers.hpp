@@ -7,7 +7,7 @@
 
 namespace tessera {
 
-enum class Stage { kInit, kPrepare, kSolve, kClose, kOutput, kCount };
+enum class Stage { kInit, kFlag, kRegrid, kPrepare, kSolve, kClose, kReflux, kOutput, kCount };
 
 class Timers {
  public:

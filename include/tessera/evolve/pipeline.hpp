@@ -7,13 +7,17 @@
 
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::evolve {
 
 // Gathers the group starting at `first_patch` with `ghost` layers from time level `slot`:
-// [nvar][n][n][n], n = 16 + 2 ghost; neighbours' data, then physical boundaries.
-void prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box);
+// [nvar][n][n][n], n = 16 + 2 ghost: same-level neighbours' data where they exist, else
+// interpolation from the parent level at time weight `coarse_weight` between its
+// previous (0) and current (1) state, then physical boundaries.
+void prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box,
+                   double coarse_weight = 1.0);
 
 // Scatters a solved 16^3 interior [nvar][16][16][16] into the family's 8 patches of `slot`.
 void close_group(mesh::Mesh& mesh, int slot, int first_patch, const Real* interior);
@@ -27,9 +31,13 @@ class Pipeline {
  public:
   Pipeline(Executor& executor, int groups_per_batch);
 
-  // Advances every group of `level` by dt. Throws tessera::Error(kNumerical) naming the
-  // level, patch, cell, position and state when a cell stays unphysical.
-  LevelStepStats advance_level(mesh::Mesh& mesh, int level, const SolveArgs& args, long step,
+  // Advances every group of `level` by dt (args.params.dt_over_dx = dt / dx of the
+  // level). Ghost zones from the coarser level are interpolated at `coarse_weight`
+  // (prepare_group); the close stage feeds the flux registers. Throws
+  // tessera::Error(kNumerical) naming the level, patch, cell, position and state when a
+  // cell stays unphysical.
+  LevelStepStats advance_level(mesh::Mesh& mesh, int level, double dt, const SolveArgs& args,
+                               long step, double coarse_weight, FluxRegisters& registers,
                                Timers& timers);
 
  private:

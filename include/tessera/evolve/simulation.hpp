@@ -10,7 +10,9 @@
 #include "tessera/core/problem.hpp"
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/flux_register.hpp"
 #include "tessera/evolve/pipeline.hpp"
+#include "tessera/evolve/refinement.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::evolve {
@@ -38,15 +40,26 @@ class Simulation {
   const Problem& problem() const { return *problem_; }
   double time() const { return time_; }
   long step() const { return step_; }
+  // Steps taken by each level so far.
+  const std::vector<long>& level_steps() const { return level_steps_; }
+  // Cell updates done so far (all patches of every level, each of its steps).
+  long long cell_updates() const { return cell_updates_; }
+  // Replaces the hierarchy by what the refinement criteria ask for now (done by run()
+  // every amr.regrid_interval root steps); returns whether it changed.
+  bool regrid();
   // Volume integrals of the conserved variables (dens, mom x/y/z, engy) over the domain.
   std::array<double, 5> conserved_totals() const;
   // L1 norm (volume average) of density minus the problem's analytic solution.
   std::optional<double> density_l1_error() const;
 
  private:
-  double stable_dt(double max_speed) const;
-  double initial_max_speed() const;
+  double root_dt() const;
+  double level_max_speed(int level) const;
+  void fill_from_problem(mesh::Mesh& m) const;
+  void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
+  void advance(int level, double dt, double coarse_weight);
   void write_plot(int index);
+  std::string level_summary() const;
 
   Params params_;
   std::string problem_name_;
@@ -54,7 +67,14 @@ class Simulation {
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Pipeline> pipeline_;
+  FluxRegisters registers_;
+  RefinementParams refinement_;
+  bool subcycle_ = true;
   SolveArgs args_{};
+  std::vector<double> speeds_;  // last max signal speed per level
+  std::vector<long> level_steps_;
+  long long cell_updates_ = 0;
+  long long floored_ = 0;
   Timers timers_;
   double time_ = 0;
   long step_ = 0;

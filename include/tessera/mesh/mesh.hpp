@@ -1,5 +1,5 @@
-// The patch mesh: 8^3-cell patches in families of 8 siblings (patch groups), their
-// metadata (level, position, parent/children, neighbours) and their data, two time
+// The patch mesh: an octree of 8^3-cell patches in families of 8 siblings (patch groups),
+// their metadata (level, position, parent/children, neighbours) and their data, two time
 // levels each, in one structure-of-arrays pool [patch][var][z][y][x].
 #pragma once
 
@@ -16,12 +16,15 @@ namespace tessera::mesh {
 inline constexpr int kPatchSize = 8;
 inline constexpr int kPatchCells = kPatchSize * kPatchSize * kPatchSize;
 inline constexpr int kFamilySize = 8;  // patches per patch group
-inline constexpr int kNoPatch = -1;    // outside a non-periodic boundary (or not refined)
+inline constexpr int kMaxLevels = 11;  // root + 10 refinement levels
+inline constexpr int kNoPatch = -1;    // outside a non-periodic boundary, or not refined
 
 // Index of neighbour offset (dx, dy, dz) in {-1, 0, 1}^3; 13 is the patch itself.
 constexpr int neighbour_index(int dx, int dy, int dz) {
   return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
 }
+
+using PatchCoord = std::array<int, 3>;  // position in patch units at a level
 
 struct PatchMeta {
   int level = 0;
@@ -31,12 +34,19 @@ struct PatchMeta {
   std::array<int, 27> neighbour{};  // same-level neighbours (periodic images included)
 
   bool is_leaf() const { return first_child == kNoPatch; }
+  PatchCoord coord() const { return {corner[0] / 8, corner[1] / 8, corner[2] / 8}; }
 };
+
+// The families of every level above the root, each given by the coordinate of its
+// parent patch (one level coarser); level 0 is always the whole root grid.
+using Hierarchy = std::vector<std::vector<PatchCoord>>;  // [level - 1][family]
 
 class Mesh {
  public:
-  // Builds level 0: the root grid in patch groups ordered along a Morton curve.
-  Mesh(const Geometry& geometry, int nvar);
+  // Builds level 0 (root groups ordered along a Morton curve) and, level by level, the
+  // families of `refined`. Every parent must exist; proper nesting is not checked here
+  // (check_invariants does). Data of both time levels is zero.
+  Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined = {});
 
   const Geometry& geometry() const { return geometry_; }
   int nvar() const { return nvar_; }
@@ -46,31 +56,43 @@ class Mesh {
   // First patch of every patch group (family) of `level`.
   const std::vector<int>& groups(int level) const { return groups_[level]; }
   long long num_leaf_cells() const;
+  long long num_leaf_cells(int level) const;
+  // The families above the root, as the constructor takes them.
+  Hierarchy hierarchy() const;
 
-  // Patch covering patch coordinate `pc` (patch units) of `level`, with periodic
-  // images wrapped; kNoPatch outside the domain or where the level has no patch.
-  int find_patch(int level, std::array<int, 3> pc) const;
+  // Patch covering patch coordinate `pc` of `level`, with periodic images wrapped;
+  // kNoPatch outside the domain or where the level has no patch.
+  int find_patch(int level, PatchCoord pc) const;
+  // Wraps periodic dimensions; false when pc lies beyond a non-periodic boundary.
+  bool wrap(int level, PatchCoord& pc) const;
 
   // Cells per dimension of a level and its width.
   std::array<int, 3> level_cells(int level) const;
   double dx(int level) const { return geometry_.dx(level); }
   std::array<double, 3> cell_center(int p, int i, int j, int k) const;
 
-  // Two time levels: `current` holds the state at the level's time, the other receives
-  // the update; advancing a level swaps them.
+  // Two time levels per patch. Each level advances on its own (subcycling), so each
+  // level has its own current slot; a level step reads `current` and writes `next`,
+  // then swaps, leaving the previous state in `next` for time interpolation.
   Real* data(int slot, int p) { return pool_[slot].data() + std::size_t(p) * patch_reals(); }
   const Real* data(int slot, int p) const {
     return pool_[slot].data() + std::size_t(p) * patch_reals();
   }
-  Real* current(int p) { return data(current_slot_, p); }
-  const Real* current(int p) const { return data(current_slot_, p); }
-  int current_slot() const { return current_slot_; }
-  int next_slot() const { return 1 - current_slot_; }
-  void swap_slots() { current_slot_ = 1 - current_slot_; }
+  int current_slot(int level) const { return current_slot_[level]; }
+  int next_slot(int level) const { return 1 - current_slot_[level]; }
+  void swap_slots(int level) { current_slot_[level] = 1 - current_slot_[level]; }
+  Real* current(int p) { return data(current_slot(patches_[p].level), p); }
+  const Real* current(int p) const { return data(current_slot(patches_[p].level), p); }
   std::size_t patch_reals() const { return std::size_t(nvar_) * kPatchCells; }
 
+  // Throws tessera::Error(kInternal) naming the first violation: families complete and
+  // contiguous, parent/child links consistent, neighbour links symmetric, and proper
+  // nesting (every refined patch has all 26 same-level neighbours inside the domain).
+  void check_invariants() const;
+
  private:
-  static std::uint64_t key(int level, std::array<int, 3> pc);
+  static std::uint64_t key(int level, PatchCoord pc);
+  void add_family(int level, PatchCoord first, int parent);
   void link_neighbours();
 
   Geometry geometry_;
@@ -79,7 +101,7 @@ class Mesh {
   std::vector<std::vector<int>> groups_;
   std::unordered_map<std::uint64_t, int> lookup_;
   std::vector<Real> pool_[2];
-  int current_slot_ = 0;
+  std::vector<int> current_slot_;
 };
 
 }  // namespace tessera::mesh

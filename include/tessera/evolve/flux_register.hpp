@@ -1,0 +1,48 @@
+// Flux registers on coarse-fine faces (Berger & Colella 1989; Schive et al. 2010 §2.1):
+// a coarse cell next to a refined patch was updated with the coarse flux through their
+// shared face; after the finer level has caught up, the difference to the time- and
+// area-integrated fine fluxes is added back, so AMR conserves to round-off.
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "tessera/core/real.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::evolve {
+
+class FluxRegisters {
+ public:
+  // Finds every coarse-fine face: a leaf patch next (across a face) to a refined patch
+  // of the same level. Call whenever the hierarchy changes.
+  void build(const mesh::Mesh& mesh);
+
+  // Close stage of a group of `level`, flux planes [9][nvar][16^2] as the solver returns
+  // them, time step dt: the coarse fluxes of its leaf patches' registered faces are
+  // subtracted (register -= dt F), and, if the group's outer faces touch a coarser leaf
+  // patch, the fine fluxes are added to that patch's register (+= dt F, averaged over the
+  // 4 fine faces of each coarse face). Groups write disjoint registers: thread-safe.
+  void close_group(const mesh::Mesh& mesh, int first_patch, const Real* planes, double dt);
+
+  // Adds register / dx to the cells of `level` beside each registered face (minus on
+  // the face's low side, plus on its high side), then clears the registers.
+  void reflux(mesh::Mesh& mesh, int level);
+
+  int num_faces(int level) const;
+
+ private:
+  struct Register {
+    int patch;               // coarse leaf patch
+    int face;                // 2 * dir + side of that patch
+    std::vector<Real> data;  // [nvar][8][8], transverse (a slower, b faster)
+  };
+  static long long key(int patch, int face) { return 6LL * patch + face; }
+  Register* find(int level, int patch, int face);
+
+  int nvar_ = 0;
+  std::vector<std::vector<Register>> registers_;  // [level]
+  std::vector<std::unordered_map<long long, int>> index_;
+};
+
+}  // namespace tessera::evolve

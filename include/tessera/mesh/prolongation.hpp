@@ -1,0 +1,48 @@
+// Moving data between levels: limited linear prolongation (coarse -> fine), volume-
+// average restriction (fine -> coarse), and the time-interpolated gather of coarse data
+// they work from (Schive et al. 2010 §2.1: conservative, monotonic interpolation).
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "tessera/core/real.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::mesh {
+
+// A cube of cells of one level, copied out of the patches and interpolated in time.
+struct CoarseBox {
+  std::array<int, 3> lo{};  // first cell, in the level's index space (may lie outside)
+  int n = 0;                // edge length in cells
+  int nvar = 0;
+  std::vector<Real> data;   // [nvar][n][n][n]
+
+  Real& at(int v, int i, int j, int k) { return data[((std::size_t(v) * n + k) * n + j) * n + i]; }
+  Real at(int v, int i, int j, int k) const {
+    return data[((std::size_t(v) * n + k) * n + j) * n + i];
+  }
+};
+
+// Gathers cells [lo, lo + n)^3 of `level` at time weight w between the level's previous
+// state (w = 0) and its current state (w = 1). Periodic images are wrapped; cells beyond
+// a non-periodic boundary take the value of the nearest cell inside (they only serve
+// as slope stencils). Throws tessera::Error(kInternal) if a cell inside the domain has
+// no patch on `level` (proper nesting violated).
+void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, double w,
+                CoarseBox& box);
+
+// Value of the fine cell with index `fine` (index space of the level below the box's)
+// by linear interpolation with minmod-limited slopes of the conserved variables. The 8
+// children of a coarse cell average exactly to it, and each child keeps at least a
+// quarter of a positive coarse density or energy (3 slopes of at most the cell value / 4).
+Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine);
+
+// Sets the current state of the family starting at first_child by prolongation from the
+// parent level's current state: the data of newly refined patches.
+void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch);
+
+// Replaces the parent's current data by the volume average of its 8 children.
+void restrict_family(Mesh& mesh, int first_child);
+
+}  // namespace tessera::mesh

@@ -1,0 +1,132 @@
+#include "tessera/evolve/flux_register.hpp"
+
+#include <algorithm>
+
+#include "kernels/group_layout.hpp"
+
+namespace tessera::evolve {
+
+namespace {
+
+using mesh::kPatchSize;
+constexpr int kFacePatchCells = kPatchSize * kPatchSize;
+
+int face_neighbour(int face) {
+  int off[3] = {0, 0, 0};
+  off[face / 2] = face % 2 ? 1 : -1;
+  return mesh::neighbour_index(off[0], off[1], off[2]);
+}
+
+// Transverse coordinates (a slower, b faster) of a position, for faces normal to dir:
+// x: (z, y), y: (z, x), z: (y, x), as the solver lays out its flux planes.
+void transverse(int dir, const int pos[3], int& a, int& b) {
+  a = dir == 2 ? pos[1] : pos[2];
+  b = dir == 0 ? pos[1] : pos[0];
+}
+
+int child_pos(int c, int d) { return (c >> d) & 1; }
+
+}  // namespace
+
+void FluxRegisters::build(const mesh::Mesh& m) {
+  nvar_ = m.nvar();
+  registers_.assign(m.num_levels(), {});
+  index_.assign(m.num_levels(), {});
+  for (int level = 0; level + 1 < m.num_levels(); ++level)
+    for (int g : m.groups(level))
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const int p = g + c;
+        if (!m.patch(p).is_leaf()) continue;
+        for (int face = 0; face < 6; ++face) {
+          const int q = m.patch(p).neighbour[face_neighbour(face)];
+          if (q == mesh::kNoPatch || m.patch(q).is_leaf()) continue;
+          index_[level][key(p, face)] = static_cast<int>(registers_[level].size());
+          registers_[level].push_back({p, face, std::vector<Real>(nvar_ * kFacePatchCells, 0)});
+        }
+      }
+}
+
+FluxRegisters::Register* FluxRegisters::find(int level, int patch, int face) {
+  if (level >= static_cast<int>(index_.size())) return nullptr;
+  const auto it = index_[level].find(key(patch, face));
+  return it == index_[level].end() ? nullptr : &registers_[level][it->second];
+}
+
+int FluxRegisters::num_faces(int level) const {
+  return level < static_cast<int>(registers_.size()) ? static_cast<int>(registers_[level].size())
+                                                     : 0;
+}
+
+void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real* planes,
+                                double dt) {
+  const int level = m.patch(first_patch).level;
+  const Real rdt = Real(dt);
+  constexpr int g = kernels::kGroupSize;
+  auto plane_value = [&](int dir, int plane, int v, int a, int b) {
+    return planes[(kernels::flux_plane(dir, plane) * nvar_ + v) * kernels::kFaceCells + a * g + b];
+  };
+  // Coarse side: this group's leaf patches with registered faces.
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    for (int face = 0; face < 6; ++face) {
+      Register* r = find(level, first_patch + c, face);
+      if (!r) continue;
+      const int dir = face / 2, side = face % 2;
+      const int pos[3] = {child_pos(c, 0) * kPatchSize, child_pos(c, 1) * kPatchSize,
+                          child_pos(c, 2) * kPatchSize};
+      int a0, b0;
+      transverse(dir, pos, a0, b0);
+      const int plane = child_pos(c, dir) + side;
+      for (int v = 0; v < nvar_; ++v)
+        for (int a = 0; a < kPatchSize; ++a)
+          for (int b = 0; b < kPatchSize; ++b)
+            r->data[(v * kPatchSize + a) * kPatchSize + b] -=
+                rdt * plane_value(dir, plane, v, a0 + a, b0 + b);
+    }
+  }
+  if (level == 0) return;
+  // Fine side: outer faces of the group whose neighbour is a coarser leaf patch.
+  const auto& parent = m.patch(m.patch(first_patch).parent);
+  for (int face = 0; face < 6; ++face) {
+    const int q = parent.neighbour[face_neighbour(face)];
+    if (q == mesh::kNoPatch || !m.patch(q).is_leaf()) continue;
+    Register* r = find(level - 1, q, face ^ 1);
+    if (!r) continue;
+    const int dir = face / 2, plane = 2 * (face % 2);
+    for (int v = 0; v < nvar_; ++v)
+      for (int a = 0; a < kPatchSize; ++a)
+        for (int b = 0; b < kPatchSize; ++b) {
+          const Real sum = plane_value(dir, plane, v, 2 * a, 2 * b) +
+                           plane_value(dir, plane, v, 2 * a, 2 * b + 1) +
+                           plane_value(dir, plane, v, 2 * a + 1, 2 * b) +
+                           plane_value(dir, plane, v, 2 * a + 1, 2 * b + 1);
+          r->data[(v * kPatchSize + a) * kPatchSize + b] += Real(0.25) * rdt * sum;
+        }
+  }
+}
+
+void FluxRegisters::reflux(mesh::Mesh& m, int level) {
+  if (level >= static_cast<int>(registers_.size())) return;
+  const Real inv_dx = Real(1 / m.dx(level));
+  for (auto& r : registers_[level]) {
+    Real* u = m.current(r.patch);
+    const int dir = r.face / 2, side = r.face % 2;
+    const Real sign = side ? Real(-1) : Real(1);
+    for (int a = 0; a < kPatchSize; ++a)
+      for (int b = 0; b < kPatchSize; ++b) {
+        int pos[3];
+        pos[dir] = side ? kPatchSize - 1 : 0;
+        // Invert transverse(): x: (a, b) = (z, y); y: (z, x); z: (y, x).
+        if (dir == 0) pos[2] = a, pos[1] = b;
+        if (dir == 1) pos[2] = a, pos[0] = b;
+        if (dir == 2) pos[1] = a, pos[0] = b;
+        const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
+        for (int v = 0; v < nvar_; ++v) {
+          Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];
+          u[v * mesh::kPatchCells + cell] += sign * inv_dx * reg;
+          reg = 0;
+        }
+      }
+  }
+}
+
+}  // namespace tessera::evolve
