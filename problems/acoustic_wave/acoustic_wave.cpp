@@ -16,7 +16,9 @@ class AcousticWave final : public Problem {
       : rho0_(p.real("problem.rho0")),
         p0_(p.real("problem.p0")),
         amp_(p.real("problem.amplitude")),
-        gamma_(p.real("hydro.gamma")) {
+        gamma_(p.real("hydro.gamma")),
+        refine_lo_(p.real3("problem.refine_lo")),
+        refine_hi_(p.real3("problem.refine_hi")) {
     const auto lo = p.real3("mesh.xmin"), hi = p.real3("mesh.xmax");
     double k2 = 0;
     for (int d = 0; d < 3; ++d) {
@@ -35,6 +37,14 @@ class AcousticWave final : public Problem {
     return gauss_cell_average(cell, [&](std::array<double, 3> x) { return state(x, t); }).dens;
   }
 
+  // A static refined region (problem.refine_lo/hi): cells whose centre lies inside.
+  bool refine(const CellBox& cell, double, int) const override {
+    const auto c = cell.center();
+    for (int d = 0; d < 3; ++d)
+      if (c[d] < refine_lo_[d] || c[d] > refine_hi_[d]) return false;
+    return true;
+  }
+
  private:
   kernels::Cons state(std::array<double, 3> x, double t) const {
     const double s = amp_ * std::sin(k_[0] * x[0] + k_[1] * x[1] + k_[2] * x[2] - c_ * kmag_ * t);
@@ -46,6 +56,7 @@ class AcousticWave final : public Problem {
   }
 
   double rho0_, p0_, amp_, gamma_;
+  std::array<double, 3> refine_lo_, refine_hi_;
   std::array<double, 3> k_{};
   double kmag_ = 0, c_ = 0;
 };
@@ -68,6 +79,22 @@ std::vector<ParamSpec> acoustic_params() {
        1e-6,
        "relative density amplitude A",
        {0, 0.1, true, false},
+       0,
+       {}},
+      {"problem",
+       "refine_lo",
+       ParamType::kReal3,
+       std::array<double, 3>{0, 0, 0},
+       "lower corner of a static refined region (with amr.max_level > 0)",
+       {},
+       0,
+       {}},
+      {"problem",
+       "refine_hi",
+       ParamType::kReal3,
+       std::array<double, 3>{0, 0, 0},
+       "upper corner of the static refined region (none unless above refine_lo)",
+       {},
        0,
        {}},
   };

@@ -37,11 +37,14 @@ kernels::Scheme scheme_from_params(const Params& p) {
 }
 
 // Batches of a few groups per thread keep the staging buffers in cache on the CPU.
-int cpu_groups_per_batch() { return 4 * omp_get_max_threads(); }
+int cpu_groups_per_batch() {
+  return 4 * omp_get_max_threads();
+}
 
 void check_thresholds(const Params& p) {
   for (const char* c : {"lohner", "gradient", "density"}) {
-    const std::string r = std::string("amr.") + c + "_refine", d = std::string("amr.") + c + "_derefine";
+    const std::string r = std::string("amr.") + c + "_refine",
+                      d = std::string("amr.") + c + "_derefine";
     if (p.real(d) > p.real(r))
       throw Error(ErrorKind::kInput, d + " = " + strprintf("%g", p.real(d)) + " exceeds " + r +
                                          " = " + strprintf("%g", p.real(r)) +
@@ -103,9 +106,14 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
 }
 
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
-#ifndef NDEBUG
-  next->check_invariants();
-#endif
+  if (verify_mesh_) {
+    next->check_invariants();
+    const double mismatch = mesh::max_restriction_mismatch(*next);
+    if (mismatch > 1e-14)
+      throw Error(
+          ErrorKind::kInternal,
+          strprintf("restriction inconsistent after regrid: relative mismatch %.3e", mismatch));
+  }
   mesh_ = std::move(next);
   registers_.build(*mesh_);
   speeds_.resize(mesh_->num_levels());
@@ -157,6 +165,7 @@ bool Simulation::regrid() {
     }
   }
   adopt_mesh(std::move(next));
+  ++regrid_count_;
   return true;
 }
 
@@ -244,8 +253,8 @@ std::optional<double> Simulation::density_l1_error() const {
           for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
           const auto exact = problem_->analytic_density(cell, time_);
           if (!exact) return std::nullopt;
-          err += std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h *
-                 h * h;
+          err +=
+              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
         }
   }
   double volume = 1;
@@ -333,7 +342,8 @@ RunSummary Simulation::run() {
   std::string per_level;
   for (std::size_t l = 0; l < level_steps_.size(); ++l)
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
-  log_line("steps per level: %s; patches per level: %s", per_level.c_str(), level_summary().c_str());
+  log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
+           level_summary().c_str());
   static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v)
     log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0[v]);

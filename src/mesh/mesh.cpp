@@ -42,8 +42,8 @@ Mesh::Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined)
     ng[d] = geometry.root_cells[d] / (2 * kPatchSize);
   }
   if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
-    throw Error(ErrorKind::kInput, "at most " + std::to_string(kMaxLevels - 1) +
-                                       " refinement levels are supported");
+    throw Error(ErrorKind::kInput,
+                "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
   std::vector<PatchCoord> group_coords;
   for (int z = 0; z < ng[2]; ++z)
     for (int y = 0; y < ng[1]; ++y)
@@ -52,23 +52,26 @@ Mesh::Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined)
     return morton_key(a[0], a[1], a[2]) < morton_key(b[0], b[1], b[2]);
   });
   groups_.resize(1);
-  for (const auto& gc : group_coords)
-    add_family(0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
+  for (const auto& gc : group_coords) add_family(0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
   // Families of a level follow the order of their parents, which inherits the root's
   // Morton order level by level.
   for (std::size_t l = 0; l < refined.size(); ++l) {
     const int level = static_cast<int>(l) + 1;
+    if (level - 1 >= num_levels() && !refined[l].empty())
+      throw Error(ErrorKind::kInternal, "refining " + coord_text(level - 1, refined[l].front()) +
+                                            ", which does not exist (level " +
+                                            std::to_string(level - 1) + " is empty)");
     std::vector<std::pair<int, PatchCoord>> parents;
     for (const auto& pc : refined[l]) {
       const auto it = lookup_.find(key(level - 1, pc));
       if (it == lookup_.end())
-        throw Error(ErrorKind::kInternal, "refining " + coord_text(level - 1, pc) +
-                                              ", which does not exist");
+        throw Error(ErrorKind::kInternal,
+                    "refining " + coord_text(level - 1, pc) + ", which does not exist");
       parents.push_back({it->second, pc});
     }
     std::sort(parents.begin(), parents.end());
     parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-    if (parents.empty()) break;
+    if (parents.empty()) continue;
     groups_.emplace_back();
     for (const auto& [parent, pc] : parents)
       add_family(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent);
@@ -86,7 +89,8 @@ void Mesh::add_family(int level, PatchCoord first, int parent) {
     PatchMeta m;
     m.level = level;
     m.parent = parent;
-    const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1), first[2] + ((c >> 2) & 1)};
+    const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1),
+                           first[2] + ((c >> 2) & 1)};
     for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
     lookup_[key(level, pc)] = num_patches();
     patches_.push_back(m);
@@ -174,9 +178,9 @@ void Mesh::check_invariants() const {
         if (m.level != level || m.coord() != want || m.parent != patches_[g].parent ||
             (c == 0 && base[0] % 2 + base[1] % 2 + base[2] % 2 != 0))
           invariant_failed("family at " + coord_text(level, base) + " is not complete");
-        if (level > 0 && (patches_[m.parent].first_child != g ||
-                          patches_[m.parent].coord() !=
-                              PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
+        if (level > 0 &&
+            (patches_[m.parent].first_child != g ||
+             patches_[m.parent].coord() != PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
           invariant_failed("parent link of " + coord_text(level, m.coord()));
         if (!m.is_leaf() && patches_[m.first_child].parent != g + c)
           invariant_failed("child link of " + coord_text(level, m.coord()));

@@ -1,6 +1,7 @@
 #include "tessera/mesh/prolongation.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "kernels/reconstruction.hpp"
@@ -10,7 +11,9 @@ namespace tessera::mesh {
 
 namespace {
 
-int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int floor_div(int a, int b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // Cells of the box beyond a non-periodic boundary copy the nearest inside cell.
 void clamp_outside(const Mesh& mesh, int level, CoarseBox& box) {
@@ -93,7 +96,7 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
     int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
     --lo[d], ++hi[d];
     const Real slope = kernels::LimiterMinmod::slope(mid - box.at(var, lo[0], lo[1], lo[2]),
-                                                 box.at(var, hi[0], hi[1], hi[2]) - mid);
+                                                     box.at(var, hi[0], hi[1], hi[2]) - mid);
     value += Real(0.25) * s[d] * slope;
   }
   return value;
@@ -102,8 +105,7 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
 void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
   const auto& child0 = mesh.patch(first_child);
   const auto& parent = mesh.patch(child0.parent);
-  gather_box(mesh, parent.level,
-             {parent.corner[0] - 1, parent.corner[1] - 1, parent.corner[2] - 1},
+  gather_box(mesh, parent.level, {parent.corner[0] - 1, parent.corner[1] - 1, parent.corner[2] - 1},
              kPatchSize + 2, 1.0, scratch);
   for (int c = 0; c < kFamilySize; ++c) {
     const auto& m = mesh.patch(first_child + c);
@@ -112,14 +114,16 @@ void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
       for (int k = 0; k < kPatchSize; ++k)
         for (int j = 0; j < kPatchSize; ++j)
           for (int i = 0; i < kPatchSize; ++i)
-            u[v * kPatchCells + (k * kPatchSize + j) * kPatchSize + i] = prolong_cell(
-                scratch, v, {m.corner[0] + i, m.corner[1] + j, m.corner[2] + k});
+            u[v * kPatchCells + (k * kPatchSize + j) * kPatchSize + i] =
+                prolong_cell(scratch, v, {m.corner[0] + i, m.corner[1] + j, m.corner[2] + k});
   }
 }
 
-void restrict_family(Mesh& mesh, int first_child) {
-  const int parent = mesh.patch(first_child).parent;
-  Real* up = mesh.current(parent);
+namespace {
+
+// Volume average of the 8 children's cells under parent cell (i, j, k) of variable v.
+template <class F>
+void for_each_restricted(const Mesh& mesh, int first_child, F&& f) {
   constexpr int h = kPatchSize / 2;
   for (int c = 0; c < kFamilySize; ++c) {
     const Real* uc = mesh.current(first_child + c);
@@ -134,10 +138,37 @@ void restrict_family(Mesh& mesh, int first_child) {
                 for (int di = 0; di < 2; ++di)
                   sum += uc[v * kPatchCells +
                             ((2 * k + dk) * kPatchSize + (2 * j + dj)) * kPatchSize + 2 * i + di];
-            up[v * kPatchCells + ((k + oz) * kPatchSize + (j + oy)) * kPatchSize + (i + ox)] =
-                Real(0.125) * sum;
+            f(v * kPatchCells + ((k + oz) * kPatchSize + (j + oy)) * kPatchSize + (i + ox),
+              Real(0.125) * sum);
           }
   }
+}
+
+}  // namespace
+
+double max_restriction_mismatch(const Mesh& mesh) {
+  std::vector<double> scale(mesh.nvar(), 0), diff(mesh.nvar(), 0);
+  for (int p = 0; p < mesh.num_patches(); ++p) {
+    const Real* u = mesh.current(p);
+    for (int v = 0; v < mesh.nvar(); ++v)
+      for (int c = 0; c < kPatchCells; ++c)
+        scale[v] = std::max(scale[v], std::fabs(double(u[v * kPatchCells + c])));
+    if (mesh.patch(p).is_leaf()) continue;
+    for_each_restricted(mesh, mesh.patch(p).first_child, [&](int idx, Real avg) {
+      const int v = idx / kPatchCells;
+      diff[v] = std::max(diff[v], std::fabs(double(u[idx]) - double(avg)));
+    });
+  }
+  double worst = 0;
+  for (int v = 0; v < mesh.nvar(); ++v)
+    if (scale[v] > 0) worst = std::max(worst, diff[v] / scale[v]);
+  return worst;
+}
+
+void restrict_family(Mesh& mesh, int first_child) {
+  const int parent = mesh.patch(first_child).parent;
+  Real* up = mesh.current(parent);
+  for_each_restricted(mesh, first_child, [&](int idx, Real avg) { up[idx] = avg; });
 }
 
 }  // namespace tessera::mesh

@@ -47,6 +47,11 @@ class Simulation {
   // Replaces the hierarchy by what the refinement criteria ask for now (done by run()
   // every amr.regrid_interval root steps); returns whether it changed.
   bool regrid();
+  // Regrids that changed the hierarchy so far.
+  int regrid_count() const { return regrid_count_; }
+  // Checks the mesh invariants and restriction after every regrid (tests; always on in
+  // debug builds). Throws tessera::Error(kInternal) on a violation.
+  void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
   // Volume integrals of the conserved variables (dens, mom x/y/z, engy) over the domain.
   std::array<double, 5> conserved_totals() const;
   // L1 norm (volume average) of density minus the problem's analytic solution.
@@ -74,6 +79,12 @@ class Simulation {
   std::vector<double> speeds_;  // last max signal speed per level
   std::vector<long> level_steps_;
   long long cell_updates_ = 0;
+  int regrid_count_ = 0;
+#ifdef NDEBUG
+  bool verify_mesh_ = false;
+#else
+  bool verify_mesh_ = true;
+#endif
   long long floored_ = 0;
   Timers timers_;
   double time_ = 0;

@@ -16,7 +16,7 @@ struct CoarseBox {
   std::array<int, 3> lo{};  // first cell, in the level's index space (may lie outside)
   int n = 0;                // edge length in cells
   int nvar = 0;
-  std::vector<Real> data;   // [nvar][n][n][n]
+  std::vector<Real> data;  // [nvar][n][n][n]
 
   Real& at(int v, int i, int j, int k) { return data[((std::size_t(v) * n + k) * n + j) * n + i]; }
   Real at(int v, int i, int j, int k) const {
@@ -44,5 +44,9 @@ void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch);
 
 // Replaces the parent's current data by the volume average of its 8 children.
 void restrict_family(Mesh& mesh, int first_child);
+
+// Largest |parent - average of its children| over every refined cell and variable,
+// relative to the largest |value| of that variable: 0 when restriction is consistent.
+double max_restriction_mismatch(const Mesh& mesh);
 
 }  // namespace tessera::mesh
