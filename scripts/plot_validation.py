@@ -59,6 +59,33 @@ def sedov(csv_dir, out_dir):
     print(out)
 
 
+def sod_amr(csv_dir, out_dir):
+    path = os.path.join(csv_dir, "sod_amr.csv")
+    if not os.path.exists(path):
+        return
+    d = load(path)
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(d["x"], d["rho"], "o", ms=2.5, label="density (AMR, root 32, 2 levels)")
+    ref = os.path.join(csv_dir, "sod_128_x.csv")
+    if os.path.exists(ref):
+        e = load(ref)
+        ax.plot(e["x"], e["rho_exact"], "k-", lw=1, label="exact")
+    ax.set_xlabel("x")
+    ax.set_ylabel("density")
+    ax2 = ax.twinx()
+    ax2.step(d["x"], d["level"], "r-", where="mid", lw=1, label="refinement level")
+    ax2.set_ylabel("level", color="r")
+    ax2.set_ylim(-0.2, 3)
+    ax.set_title("Sod shock tube with AMR, t = 0.2")
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="upper right")
+    fig.tight_layout()
+    out = os.path.join(out_dir, "sod_amr.png")
+    fig.savefig(out, dpi=110)
+    print(out)
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -66,6 +93,7 @@ def main():
     os.makedirs(sys.argv[2], exist_ok=True)
     sod(sys.argv[1], sys.argv[2])
     sedov(sys.argv[1], sys.argv[2])
+    sod_amr(sys.argv[1], sys.argv[2])
     return 0
 
 

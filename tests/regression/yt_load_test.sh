@@ -15,3 +15,14 @@ echo "code total mass: $mass, file: $last"
 /usr/bin/python3 "$src/tests/regression/yt_mass_check.py" "$last" "$mass" --rtol 1e-12
 /usr/bin/python3 "$src/scripts/plot_slice.py" "$last" --out "$work/slice.png"
 test -s "$work/slice.png"
+
+# An adaptive run: yt must see every level (yt_mass_check compares yt's grid levels and
+# cell widths with the file's) and the same total mass.
+"$bin" run "$src/problems/blob/blob.toml" amr.max_level=2 run.max_steps=4 "output.dir=$work/amr" \
+  output.dt=0 >"$work/log_amr.txt"
+mass=$(awk '/^total mass/ {print $3}' "$work/log_amr.txt")
+last=$(ls "$work"/amr/blob.*.athdf | sort | tail -n 1)
+/usr/bin/python3 -c "import h5py, sys; sys.exit(0 if h5py.File('$last')['Levels'][:].max() == 2 else 1)"
+/usr/bin/python3 "$src/tests/regression/yt_mass_check.py" "$last" "$mass" --rtol 1e-12
+/usr/bin/python3 "$src/scripts/plot_slice.py" "$last" --out "$work/slice_amr.png"
+test -s "$work/slice_amr.png"
