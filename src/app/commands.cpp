@@ -8,6 +8,7 @@
 #include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
+#include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/mesh/geometry.hpp"
 
@@ -55,12 +56,9 @@ int command_params() {
 
 std::string version_text() {
   std::string s = "tessera " + version_string() + "\n";
-  s += strprintf("backends: cpu (OpenMP, %d threads)\n", omp_get_max_threads());
-#if TESSERA_CUDA_COMPILED
-  s += "cuda: device code compiled; the CUDA executor is not part of this version";
-#else
-  s += "cuda: not built";
-#endif
+  s += strprintf("backends: cpu (OpenMP, %d threads)%s\n", omp_get_max_threads(),
+                 evolve::cuda_backend_built() ? ", cuda" : "");
+  s += "gpu: " + evolve::cuda_device_description();
   return s;
 }
 

@@ -34,6 +34,13 @@ std::vector<ParamSpec> core_specs() {
       integer("run", "threads", std::int64_t(0), {0, 4096},
               "OpenMP threads; 0 uses OMP_NUM_THREADS or all cores"),
       integer("run", "log_interval", std::int64_t(1), {1, kInf}, "steps between log lines"),
+      choice("run", "backend", "auto", {"auto", "cuda", "cpu"},
+             "where the solver runs: cuda (a GPU), cpu (OpenMP), auto (cuda when a GPU is "
+             "present)"),
+      integer("gpu", "groups_per_batch", std::int64_t(0), {0, 1 << 20},
+              "patch groups per GPU batch; 0 chooses from the GPU's multiprocessor count"),
+      integer("gpu", "streams", std::int64_t(0), {0, 64},
+              "CUDA streams a batch is split over; 0 chooses automatically"),
       {"mesh", "nx", ParamType::kInt3, {}, "root-level cells per dimension", {16, kInf}, 16, {}},
       {"mesh",
        "xmin",
@@ -76,12 +83,17 @@ std::vector<ParamSpec> core_specs() {
       real("hydro", "pressure_floor", 1e-12, positive, "smallest pressure kept after an update"),
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
-      integer("amr", "regrid_interval", std::int64_t(2), {1, kInf},
-              "root steps between regrids"),
+      integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),
       integer("amr", "flag_buffer", std::int64_t(2), {0, 8},
               "cells around a flagged cell that are refined too"),
-      {"amr", "subcycle", ParamType::kBool, true,
-       "finer levels take two half steps per parent step (false: one shared step)", {}, 0, {}},
+      {"amr",
+       "subcycle",
+       ParamType::kBool,
+       true,
+       "finer levels take two half steps per parent step (false: one shared step)",
+       {},
+       0,
+       {}},
       real("amr", "lohner_refine", 0.8, {0, 1},
            "refine where Lohner's error estimator exceeds this (0: off)"),
       real("amr", "lohner_derefine", 0.2, {0, 1},
@@ -132,7 +144,7 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "mesh", "hydro", "amr", "output", "problem"};
+    sc.sections = {"run", "gpu", "mesh", "hydro", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();

@@ -5,8 +5,8 @@
 namespace tessera {
 
 std::string Timers::breakdown() const {
-  static const char* kNames[] = {"init",  "flag",   "regrid", "prepare",
-                                 "solve", "close",  "reflux", "output"};
+  static const char* kNames[] = {"init", "flag",  "regrid", "prepare", "solve",
+                                 "idle", "close", "reflux", "output"};
   const double total = this->total();
   std::string out = strprintf("%-10s %10s %7s\n", "stage", "seconds", "share");
   double accounted = 0;

@@ -10,26 +10,46 @@ namespace tessera::evolve {
 
 namespace {
 
+class CpuStaging final : public Staging {
+ public:
+  explicit CpuStaging(int groups)
+      : in_(groups * kGroupInReals, Real(0)),
+        out_(groups * kGroupOutReals),
+        flux_(groups * kGroupFluxReals),
+        results_(groups) {
+    in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
+    capacity = groups;
+  }
+
+ private:
+  std::vector<Real> in_, out_, flux_;
+  std::vector<kernels::GroupResult> results_;
+};
+
 class CpuExecutor final : public Executor {
  public:
   const char* name() const override { return "cpu"; }
+  int preferred_batch() const override { return 4 * omp_get_max_threads(); }
+  std::unique_ptr<Staging> allocate(int groups) override {
+    return std::make_unique<CpuStaging>(groups);
+  }
 
-  void solve(const SolveArgs& args, const Real* in, Real* out, Real* face_flux,
-             kernels::GroupResult* results, int count) override {
+  void submit(const SolveArgs& args, Staging& s, int count) override {
     const int threads = omp_get_max_threads();
     if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
 #pragma omp parallel
     {
       auto& mine = scratch_[omp_get_thread_num()];
       if (mine.empty()) mine.assign(kernels::mol_scratch_reals(), Real(0));
-      const kernels::MolScratch s = kernels::mol_scratch_view(mine.data());
+      const kernels::MolScratch scratch = kernels::mol_scratch_view(mine.data());
 #pragma omp for schedule(dynamic)
       for (int g = 0; g < count; ++g)
-        kernels::mol_hydro_group_cpu(args.scheme, args.params, in + g * kGroupInReals,
-                                     out + g * kGroupOutReals, face_flux + g * kGroupFluxReals,
-                                     results + g, s);
+        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * kGroupInReals,
+                                     s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
+                                     s.results + g, scratch);
     }
   }
+  void wait(Staging&) override {}
 
  private:
   std::vector<std::vector<Real>> scratch_;

@@ -40,49 +40,64 @@ namespace {
 }  // namespace
 
 Pipeline::Pipeline(Executor& executor, int groups_per_batch)
-    : executor_(executor), batch_(std::max(1, groups_per_batch)) {
-  in_.assign(batch_ * kGroupInReals, Real(0));
-  out_.assign(batch_ * kGroupOutReals, Real(0));
-  flux_.assign(batch_ * kGroupFluxReals, Real(0));
-  results_.resize(batch_);
+    : executor_(executor),
+      batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()) {
+  for (auto& s : staging_) s = executor_.allocate(batch_);
 }
 
-LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt,
-                                       const SolveArgs& args, long step, double coarse_weight,
-                                       FluxRegisters& registers, Timers& timers) {
+void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& groups, int first,
+                           int count, Staging& st, double dt, long step, FluxRegisters& registers,
+                           LevelStepStats& stats) {
+  const int write = m.next_slot(level);
+#pragma omp parallel for schedule(static)
+  for (int g = 0; g < count; ++g) {
+    close_group(m, write, groups[first + g], st.out + g * kGroupOutReals);
+    registers.close_group(m, groups[first + g], st.flux + g * kGroupFluxReals, dt);
+  }
+  for (int g = 0; g < count; ++g) {
+    const auto& r = st.results[g];
+    if (r.bad_cell >= 0)
+      report_unphysical(m, level, groups[first + g], r, st.in + g * kGroupInReals,
+                        st.out + g * kGroupOutReals, step);
+    stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
+    stats.floored += r.floored;
+  }
+}
+
+LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, const SolveArgs& args,
+                                       long step, double coarse_weight, FluxRegisters& registers,
+                                       Timers& timers) {
   const auto& groups = m.groups(level);
   const int total = static_cast<int>(groups.size());
-  const int read = m.current_slot(level), write = m.next_slot(level);
+  const int read = m.current_slot(level);
+  const int batches = (total + batch_ - 1) / batch_;
   LevelStepStats stats;
-  for (int first = 0; first < total; first += batch_) {
-    const int count = std::min(batch_, total - first);
-    {
-      ScopedTimer t(timers, Stage::kPrepare);
+  auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
+  // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
+  // results arrive while batch k runs on the device.
+  for (int k = 0; k <= batches; ++k) {
+    if (k < batches) {
+      Staging& st = *staging_[k % 2];
+      {
+        ScopedTimer t(timers, Stage::kPrepare);
+        const int first = k * batch_, count = count_of(k);
 #pragma omp parallel for schedule(static)
-      for (int g = 0; g < count; ++g)
-        prepare_group(m, read, groups[first + g], kernels::kGhostRk2,
-                      in_.data() + g * kGroupInReals, coarse_weight);
-    }
-    {
+        for (int g = 0; g < count; ++g)
+          prepare_group(m, read, groups[first + g], kernels::kGhostRk2, st.in + g * kGroupInReals,
+                        coarse_weight);
+      }
       ScopedTimer t(timers, Stage::kSolve);
-      executor_.solve(args, in_.data(), out_.data(), flux_.data(), results_.data(), count);
+      executor_.submit(args, st, count_of(k));
     }
+    if (k == 0) continue;
+    Staging& prev = *staging_[(k - 1) % 2];
     {
-      ScopedTimer t(timers, Stage::kClose);
-#pragma omp parallel for schedule(static)
-      for (int g = 0; g < count; ++g) {
-        close_group(m, write, groups[first + g], out_.data() + g * kGroupOutReals);
-        registers.close_group(m, groups[first + g], flux_.data() + g * kGroupFluxReals, dt);
-      }
-      for (int g = 0; g < count; ++g) {
-        const auto& r = results_[g];
-        if (r.bad_cell >= 0)
-          report_unphysical(m, level, groups[first + g], r, in_.data() + g * kGroupInReals,
-                            out_.data() + g * kGroupOutReals, step);
-        stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
-        stats.floored += r.floored;
-      }
+      ScopedTimer t(timers, Stage::kIdle);
+      executor_.wait(prev);
     }
+    ScopedTimer t(timers, Stage::kClose);
+    close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, registers,
+                stats);
   }
   m.swap_slots(level);
   return stats;

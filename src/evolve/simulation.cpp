@@ -36,9 +36,12 @@ kernels::Scheme scheme_from_params(const Params& p) {
   return s;
 }
 
-// Batches of a few groups per thread keep the staging buffers in cache on the CPU.
-int cpu_groups_per_batch() {
-  return 4 * omp_get_max_threads();
+std::unique_ptr<Executor> make_executor(const Params& p) {
+  const std::string& backend = p.string("run.backend");
+  const bool want_cuda = backend == "cuda" || (backend == "auto" && cuda_device_available());
+  if (!want_cuda) return make_cpu_executor();
+  return make_cuda_executor(static_cast<int>(p.integer("gpu.groups_per_batch")),
+                            static_cast<int>(p.integer("gpu.streams")));
 }
 
 void check_thresholds(const Params& p) {
@@ -70,8 +73,11 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
   problem_name_ = params_.string("problem.name");
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);
-  executor_ = make_cpu_executor();
-  pipeline_ = std::make_unique<Pipeline>(*executor_, cpu_groups_per_batch());
+  executor_ = make_executor(params_);
+  pipeline_ = std::make_unique<Pipeline>(
+      *executor_, executor_->name() == std::string("cpu")
+                      ? 0
+                      : static_cast<int>(params_.integer("gpu.groups_per_batch")));
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
   args_.scheme = scheme_from_params(params_);
@@ -275,6 +281,51 @@ void Simulation::write_plot(int index) {
   log_line("wrote %s", path.c_str());
 }
 
+std::string Simulation::machine_summary(const RunSummary& run) const {
+  // One key=value line for scripts (scripts/bench); times in seconds.
+  const DeviceTimes d = executor_->device_times();
+  const double accounted = [&] {
+    double a = 0;
+    for (int s = 0; s < static_cast<int>(Stage::kCount); ++s) a += timers_.seconds(Stage(s));
+    return a;
+  }();
+  std::string out = strprintf(
+      "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e", executor_->name(),
+      kPrecisionName, mesh_->num_leaf_cells(), run.steps, run.cell_updates_per_second);
+  const char* names[] = {"init", "flag",  "regrid", "prepare", "solve",
+                         "idle", "close", "reflux", "output"};
+  for (int s = 0; s < static_cast<int>(Stage::kCount); ++s)
+    out += strprintf(" %s=%.3f", names[s], timers_.seconds(Stage(s)));
+  out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f",
+                   std::max(0.0, timers_.total() - accounted), d.h2d, d.kernel, d.d2h);
+  return out;
+}
+
+void Simulation::log_device_summary(long long updates) const {
+  const DeviceTimes d = executor_->device_times();
+  const double prepare = timers_.seconds(Stage::kPrepare), close = timers_.seconds(Stage::kClose);
+  const double wall =
+      prepare + timers_.seconds(Stage::kSolve) + timers_.seconds(Stage::kIdle) + close;
+  // Without overlap the pipeline would take the sum of its parts.
+  const double serial = prepare + close + d.h2d + d.kernel + d.d2h;
+  const double bytes_per_update = d.bytes_h2d / std::max<long long>(updates, 1);
+  const double bandwidth = executor_->pinned_h2d_bandwidth();
+  const double ceiling = bandwidth / std::max(bytes_per_update, 1e-30);
+  const double achieved = updates / std::max(wall, 1e-12);
+  log_line(
+      "device %s: h2d %.3f s (%.2f GB), kernel %.3f s, d2h %.3f s (%.2f GB); pipeline wall "
+      "%.3f s vs %.3f s serial: overlap %.1f%%",
+      cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
+      d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
+  log_line(
+      "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "
+      "-> %.3e cell-updates/s; achieved %.3e (%.1f%% of the ceiling)",
+      bytes_per_update, bandwidth / 1e9, ceiling, achieved, 100 * achieved / ceiling);
+  log_line("summary-device: overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f bytes_per_update=%.1f",
+           100 * (1 - wall / std::max(serial, 1e-12)), 100 * achieved / ceiling, bandwidth / 1e9,
+           bytes_per_update);
+}
+
 std::string Simulation::level_summary() const {
   std::string s;
   for (int level = 0; level < mesh_->num_levels(); ++level)
@@ -332,24 +383,28 @@ RunSummary Simulation::run() {
   summary.time = time_;
   summary.wall_seconds = timers_.total() - wall0;
   const double solve_wall = timers_.seconds(Stage::kPrepare) + timers_.seconds(Stage::kSolve) +
-                            timers_.seconds(Stage::kClose);
+                            timers_.seconds(Stage::kIdle) + timers_.seconds(Stage::kClose);
   summary.cell_updates_per_second = (cell_updates_ - updates0) / std::max(solve_wall, 1e-12);
   summary.plot_files = params_.boolean("output.enabled") ? plot_index : 0;
 
   const auto totals1 = conserved_totals();
-  log_line("finished: %ld steps, t = %.9g, %.3e cell-updates/s (prepare+solve+close, %d threads)",
-           step_, time_, summary.cell_updates_per_second, omp_get_max_threads());
+  log_line(
+      "finished: %ld steps, t = %.9g, %.3e cell-updates/s (prepare to close, %s backend, %d "
+      "threads)",
+      step_, time_, summary.cell_updates_per_second, executor_->name(), omp_get_max_threads());
   std::string per_level;
   for (std::size_t l = 0; l < level_steps_.size(); ++l)
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
   log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
            level_summary().c_str());
+  if (executor_->name() != std::string("cpu")) log_device_summary(cell_updates_ - updates0);
   static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v)
     log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0[v]);
   if (const auto err = density_l1_error())
     log_line("L1 density error vs analytic solution: %.6e", *err);
   log_line("timing breakdown:\n%s", timers_.breakdown().c_str());
+  log_line("%s", machine_summary(summary).c_str());
   return summary;
 }
 

@@ -13,11 +13,19 @@
 
 namespace tessera::testing {
 
+// "run.backend=..." from $TESSERA_TEST_BACKEND (cpu unless set): the same regression
+// tests run on the GPU with the same thresholds.
+inline std::string backend_override() {
+  const char* b = std::getenv("TESSERA_TEST_BACKEND");
+  return std::string("run.backend=") + (b && *b ? b : "cpu");
+}
+
 // Runs problems/<file> to its end with the given overrides (plot files off).
 inline std::unique_ptr<evolve::Simulation> run_problem(const std::string& file,
                                                        std::vector<std::string> overrides) {
   set_log_quiet(true);
   overrides.push_back("output.enabled=false");
+  overrides.push_back(backend_override());
   auto sim = std::make_unique<evolve::Simulation>(
       load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/" + file, overrides));
   sim->run();

@@ -18,6 +18,7 @@ std::unique_ptr<evolve::Simulation> run_verified(const std::string& file,
                                                  std::vector<std::string> overrides) {
   set_log_quiet(true);
   overrides.push_back("output.enabled=false");
+  overrides.push_back(testing::backend_override());
   auto sim = std::make_unique<evolve::Simulation>(
       load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/" + file, overrides));
   sim->set_verify_mesh(true);
@@ -33,6 +34,7 @@ void expect_conservation(bool subcycle) {
                                  std::string("amr.subcycle=") + (subcycle ? "true" : "false")};
   set_log_quiet(true);
   ov.push_back("output.enabled=false");
+  ov.push_back(testing::backend_override());
   evolve::Simulation sim(
       load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/blob/blob.toml", ov));
   sim.set_verify_mesh(true);

@@ -7,7 +7,20 @@
 
 namespace tessera {
 
-enum class Stage { kInit, kFlag, kRegrid, kPrepare, kSolve, kClose, kReflux, kOutput, kCount };
+// kSolve is the host's time launching (GPU) or running (CPU) the solver; kIdle the time
+// it waits for a device to finish.
+enum class Stage {
+  kInit,
+  kFlag,
+  kRegrid,
+  kPrepare,
+  kSolve,
+  kIdle,
+  kClose,
+  kReflux,
+  kOutput,
+  kCount
+};
 
 class Timers {
  public:

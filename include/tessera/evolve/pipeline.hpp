@@ -27,8 +27,11 @@ struct LevelStepStats {
   long long floored = 0;
 };
 
+// Batches alternate between two staging buffers: while the executor works on batch k,
+// the CPU prepares batch k+1 and closes batch k-1 (Schive et al. 2010 §3.5, Fig. 9).
 class Pipeline {
  public:
+  // groups_per_batch 0: the executor's preferred batch.
   Pipeline(Executor& executor, int groups_per_batch);
 
   // Advances every group of `level` by dt (args.params.dt_over_dx = dt / dx of the
@@ -41,10 +44,13 @@ class Pipeline {
                                Timers& timers);
 
  private:
+  void close_batch(mesh::Mesh& mesh, int level, const std::vector<int>& groups, int first,
+                   int count, Staging& staging, double dt, long step, FluxRegisters& registers,
+                   LevelStepStats& stats);
+
   Executor& executor_;
   int batch_;
-  std::vector<Real> in_, out_, flux_;
-  std::vector<kernels::GroupResult> results_;
+  std::unique_ptr<Staging> staging_[2];
 };
 
 }  // namespace tessera::evolve

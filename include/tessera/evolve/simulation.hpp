@@ -65,6 +65,8 @@ class Simulation {
   void advance(int level, double dt, double coarse_weight);
   void write_plot(int index);
   std::string level_summary() const;
+  void log_device_summary(long long updates) const;
+  std::string machine_summary(const RunSummary& run) const;
 
   Params params_;
   std::string problem_name_;

@@ -1,0 +1,25 @@
+// Builds without the CUDA backend (TESSERA_CUDA=OFF, or no nvcc at configure time).
+#include "tessera/core/error.hpp"
+#include "tessera/evolve/executor.hpp"
+
+namespace tessera::evolve {
+
+std::unique_ptr<Executor> make_cuda_executor(int, int) {
+  throw Error(ErrorKind::kInput,
+              "run.backend = \"cuda\", but this build has no CUDA backend (configure with "
+              "TESSERA_CUDA=ON or AUTO on a machine with the CUDA toolkit)");
+}
+
+bool cuda_backend_built() {
+  return false;
+}
+
+bool cuda_device_available() {
+  return false;
+}
+
+std::string cuda_device_description() {
+  return "CUDA backend not built";
+}
+
+}  // namespace tessera::evolve

@@ -1,0 +1,114 @@
+// GPU kernels against the CPU kernels on random valid patch-group inputs. Included by
+// two translation units: one built as the executor is (FMA contraction allowed: relative
+// difference <= 1e-12 in double) and one with --fmad=false (bit for bit).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/mol_hydro_cuda.cuh"
+#include "src/evolve/cuda/cuda_util.cuh"
+#include "tessera/evolve/executor.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using evolve::kGroupFluxReals;
+using evolve::kGroupInReals;
+using evolve::kGroupOutReals;
+
+// Smooth random flow plus cell noise, with a shock-like jump in some groups: positive
+// density and pressure, speeds up to Mach ~2.
+std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<Real> in(count * kGroupInReals);
+  const int n = box_size(kGhostRk2), n3 = box_cells(kGhostRk2);
+  for (int g = 0; g < count; ++g) {
+    const double kx = 1 + 3 * u(rng), ky = 1 + 3 * u(rng), kz = 1 + 3 * u(rng);
+    const double jump = g % 3 == 0 ? 5 + 5 * u(rng) : 1;
+    for (int c = 0; c < n3; ++c) {
+      const double x = double(c % n) / n, y = double((c / n) % n) / n, z = double(c / (n * n)) / n;
+      const double side = x > 0.5 ? jump : 1;
+      Prim w;
+      w.rho = Real(side * (1 + 0.3 * std::sin(6.3 * kx * x) * std::cos(6.3 * ky * y)) *
+                   (1 + 0.05 * u(rng)));
+      w.p = Real(side * (1 + 0.2 * std::cos(6.3 * kz * z)) * (1 + 0.05 * u(rng)));
+      for (int d = 0; d < 3; ++d) w.v[d] = Real(2 * (u(rng) - 0.5));
+      const Cons cu = prim_to_cons(w, gamma);
+      Real* b = in.data() + g * kGroupInReals;
+      b[c] = cu.dens, b[n3 + c] = cu.mom[0], b[2 * n3 + c] = cu.mom[1];
+      b[3 * n3 + c] = cu.mom[2], b[4 * n3 + c] = cu.engy;
+    }
+  }
+  return in;
+}
+
+// Largest |gpu - cpu| / max(|cpu|, floor) over all outputs; 0 means bitwise equal.
+double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed) {
+  const Real gamma = Real(1.4);
+  MolParams prm{{gamma, Real(1e-10), Real(1e-12)}, Real(0.05)};
+  const std::vector<Real> in = random_groups(count, seed, gamma);
+  std::vector<Real> out_cpu(count * kGroupOutReals), flux_cpu(count * kGroupFluxReals);
+  std::vector<GroupResult> res_cpu(count);
+  std::vector<Real> scratch(mol_scratch_reals());
+  for (int g = 0; g < count; ++g)
+    mol_hydro_group_cpu(scheme, prm, in.data() + g * kGroupInReals,
+                        out_cpu.data() + g * kGroupOutReals, flux_cpu.data() + g * kGroupFluxReals,
+                        &res_cpu[g], mol_scratch_view(scratch.data()));
+
+  cuda::DeviceBuffer<Real> d_in(in.size()), d_prim(in.size()), d_u1(in.size()),
+      d_flux(3 * in.size()), d_out(out_cpu.size()), d_planes(flux_cpu.size());
+  cuda::DeviceBuffer<GroupResult> d_res(count);
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  BatchView view{d_in.get(), d_prim.get(), d_u1.get(), d_flux.get(), d_out.get(), d_planes.get(),
+                 d_res.get(), count};
+  launch_mol_hydro(scheme, view, prm, 0);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
+  std::vector<GroupResult> res_gpu(count);
+  TESSERA_CUDA_CHECK(cudaMemcpy(out_gpu.data(), d_out.get(), out_gpu.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes.get(), flux_gpu.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult),
+                                cudaMemcpyDeviceToHost));
+  double worst = 0;
+  auto rel = [](double a, double b) {
+    return std::fabs(a - b) / std::max(std::fabs(b), 1e-300);
+  };
+  for (std::size_t i = 0; i < out_cpu.size(); ++i) worst = std::max(worst, rel(out_gpu[i], out_cpu[i]));
+  // Fluxes can vanish by cancellation; compare them relative to their variable's scale.
+  for (int g = 0; g < count; ++g)
+    for (int p = 0; p < kNumFluxPlanes * kNumHydroVars; ++p) {
+      const Real* a = flux_gpu.data() + g * kGroupFluxReals + p * kFaceCells;
+      const Real* b = flux_cpu.data() + g * kGroupFluxReals + p * kFaceCells;
+      double scale = 1e-300;
+      for (int f = 0; f < kFaceCells; ++f) scale = std::max(scale, std::fabs(double(b[f])));
+      for (int f = 0; f < kFaceCells; ++f)
+        worst = std::max(worst, std::fabs(double(a[f]) - double(b[f])) / scale);
+    }
+  for (int g = 0; g < count; ++g) {
+    worst = std::max(worst, rel(res_gpu[g].max_speed, res_cpu[g].max_speed));
+    EXPECT_EQ(res_gpu[g].floored, res_cpu[g].floored);
+    EXPECT_EQ(res_gpu[g].bad_cell == INT_MAX ? -1 : res_gpu[g].bad_cell, res_cpu[g].bad_cell);
+  }
+  return worst;
+}
+
+std::vector<Scheme> all_schemes() {
+  std::vector<Scheme> out;
+  for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
+                 Reconstruction::kPlmVanLeer})
+    for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
+      out.push_back({r, s});
+  return out;
+}
+
+}  // namespace
+}  // namespace tessera::kernels

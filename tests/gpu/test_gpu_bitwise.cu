@@ -1,0 +1,15 @@
+// GPU kernels built with --fmad=false: the same operations in the same order as the CPU
+// loops, so every output is bitwise equal.
+#include "kernel_compare.cuh"
+
+namespace tessera::kernels {
+namespace {
+
+TEST(GpuKernelsNoFma, BitwiseEqualToCpuForEveryScheme) {
+  for (const Scheme& s : all_schemes())
+    EXPECT_EQ(compare_with_cpu(s, 12, 101 + int(s.recon) * 3 + int(s.riemann)), 0.0)
+        << "recon " << int(s.recon) << " riemann " << int(s.riemann);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
