@@ -29,7 +29,8 @@ TEST(GpuRuns, AmrBlobMatchesCpu) {
   const auto& a = cpu->mesh();
   const auto& b = gpu->mesh();
   ASSERT_EQ(a.hierarchy(), b.hierarchy());
-  ASSERT_EQ(cpu->time(), gpu->time());
+  // Time steps come from the max speeds, which FMA contraction changes in the last bit.
+  ASSERT_NEAR(cpu->time(), gpu->time(), 1e-14 * cpu->time());
   double worst = 0;
   for (int p = 0; p < a.num_patches(); ++p)
     for (std::size_t i = 0; i < a.patch_reals(); ++i) {
