@@ -9,6 +9,7 @@
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/mesh/geometry.hpp"
 
@@ -37,6 +38,7 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   // What the schema cannot check alone: the geometry and the problem's own consistency
   // (e.g. a vacuum-generating Riemann problem). No field data is allocated.
   const auto geometry = mesh::geometry_from_params(params);
+  evolve::RefinementParams::from_params(params);
   create_problem(params);
   std::printf("# %s: parameters are valid (%lld root cells)\n%s", file.c_str(),
               geometry.root_cell_count(), params.to_toml().c_str());

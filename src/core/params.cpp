@@ -141,6 +141,21 @@ ParamValue convert(const ParamSpec& spec, const TomlValue& v, const std::string&
                         spec.expected() + suggestion(s, spec.choices));
       return s;
     }
+    case ParamType::kRealList: {
+      std::vector<double> list;
+      if (v.is_array()) {
+        if (v.as_array().empty()) return wrong();
+        for (const auto& e : v.as_array()) {
+          list.push_back(as_number(e, &ok));
+          if (!ok) return wrong();
+        }
+      } else {
+        list.push_back(as_number(v, &ok));
+        if (!ok) return wrong();
+      }
+      for (double x : list) check_number(spec, x, where, shown);
+      return list;
+    }
     case ParamType::kInt3:
     case ParamType::kReal3: {
       if (!v.is_array() || v.as_array().size() != 3) return wrong();
@@ -348,6 +363,8 @@ std::string ParamSpec::expected() const {
       return "an array of 3 integers" + in_range + mult;
     case ParamType::kReal3:
       return "an array of 3 numbers" + in_range;
+    case ParamType::kRealList:
+      return "a number or an array of numbers (one per level)" + in_range;
   }
   return what;
 }
@@ -362,6 +379,12 @@ std::string format_param_value(const ParamValue& v) {
     std::string operator()(const std::array<std::int64_t, 3>& a) const {
       return "[" + std::to_string(a[0]) + ", " + std::to_string(a[1]) + ", " +
              std::to_string(a[2]) + "]";
+    }
+    std::string operator()(const std::vector<double>& a) const {
+      if (a.size() == 1) return format_real(a[0]);
+      std::string out = "[";
+      for (std::size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + format_real(a[i]);
+      return out + "]";
     }
     std::string operator()(const std::array<double, 3>& a) const {
       return "[" + format_real(a[0]) + ", " + format_real(a[1]) + ", " + format_real(a[2]) + "]";
@@ -403,6 +426,9 @@ const std::string& Params::string(std::string_view n) const {
 }
 std::array<std::int64_t, 3> Params::int3(std::string_view n) const {
   return std::get<std::array<std::int64_t, 3>>(get(n, ParamType::kInt3));
+}
+std::vector<double> Params::real_list(std::string_view n) const {
+  return std::get<std::vector<double>>(get(n, ParamType::kRealList));
 }
 std::array<double, 3> Params::real3(std::string_view n) const {
   return std::get<std::array<double, 3>>(get(n, ParamType::kReal3));

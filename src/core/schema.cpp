@@ -19,6 +19,12 @@ ParamSpec integer(const char* section, const char* key, ParamValue def, Range ra
   return {section, key, ParamType::kInt, std::move(def), help, range, 0, {}};
 }
 
+// A threshold that may differ per refinement level: one number, or one per level.
+ParamSpec per_level(const char* section, const char* key, double def, Range range,
+                    const char* help) {
+  return {section, key, ParamType::kRealList, std::vector<double>{def}, help, range, 0, {}};
+}
+
 ParamSpec choice(const char* section, const char* key, const char* def,
                  std::vector<std::string> choices, const char* help) {
   return {section, key, ParamType::kString, std::string(def), help, {}, 0, std::move(choices)};
@@ -94,21 +100,24 @@ std::vector<ParamSpec> core_specs() {
        {},
        0,
        {}},
-      real("amr", "lohner_refine", 0.8, {0, 1},
-           "refine where Lohner's error estimator exceeds this (0: off)"),
-      real("amr", "lohner_derefine", 0.2, {0, 1},
-           "refined patches stay refined while the estimator exceeds this"),
+      per_level("amr", "lohner_refine", 0.8, {0, 1},
+                "refine where Lohner's error estimator exceeds this (0: off); one value, or one "
+                "per level "
+                "below the finest"),
+      per_level("amr", "lohner_derefine", 0.2, {0, 1},
+                "refined patches stay refined while the estimator exceeds this"),
       real("amr", "lohner_filter", 0.01, {0, kInf}, "noise filter epsilon of the estimator"),
       choice("amr", "lohner_variables", "density_pressure",
              {"density_pressure", "density", "pressure"}, "variables the estimator looks at"),
-      real("amr", "gradient_refine", 0.0, {0, kInf},
-           "refine where max_d |q(i+1) - q(i-1)| / 2|q(i)| of density or pressure exceeds "
-           "this (0: off)"),
-      real("amr", "gradient_derefine", 0.0, {0, kInf},
-           "refined patches stay refined while the relative gradient exceeds this"),
-      real("amr", "density_refine", 0.0, {0, kInf}, "refine where density exceeds this (0: off)"),
-      real("amr", "density_derefine", 0.0, {0, kInf},
-           "refined patches stay refined while density exceeds this"),
+      per_level("amr", "gradient_refine", 0.0, {0, kInf},
+                "refine where max_d |q(i+1) - q(i-1)| / 2|q(i)| of density or pressure exceeds "
+                "this (0: off)"),
+      per_level("amr", "gradient_derefine", 0.0, {0, kInf},
+                "refined patches stay refined while the relative gradient exceeds this"),
+      per_level("amr", "density_refine", 0.0, {0, kInf},
+                "refine where density exceeds this (0: off)"),
+      per_level("amr", "density_derefine", 0.0, {0, kInf},
+                "refined patches stay refined while density exceeds this"),
       {"output",
        "dir",
        ParamType::kString,

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <set>
 
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+
 namespace tessera::evolve {
 
 namespace {
@@ -11,7 +14,9 @@ namespace {
 using mesh::kPatchSize;
 constexpr int kHalo = kPatchSize + 2;
 
-int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int floor_div(int a, int b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // Density and pressure of the patch and one layer around it; where a same-level
 // neighbour is missing (coarser level, or outside the domain) the nearest patch cell.
@@ -63,9 +68,14 @@ bool flag_patch(const mesh::Mesh& m, int p, const RefinementParams& rp,
   thread_local std::vector<double> rho, pres;
   gather_halo(m, p, eos, rho, pres);
   const bool refined = !m.patch(p).is_leaf();
-  const double lohner = refined ? rp.lohner_derefine : rp.lohner_refine;
-  const double gradient = refined ? rp.gradient_derefine : rp.gradient_refine;
-  const double density = refined ? rp.density_derefine : rp.density_refine;
+  const int lv = m.patch(p).level;
+  using R = RefinementParams;
+  const bool use_lohner = R::at(rp.lohner_refine, lv) > 0;
+  const bool use_gradient = R::at(rp.gradient_refine, lv) > 0;
+  const bool use_density = R::at(rp.density_refine, lv) > 0;
+  const double lohner = R::at(refined ? rp.lohner_derefine : rp.lohner_refine, lv);
+  const double gradient = R::at(refined ? rp.gradient_derefine : rp.gradient_refine, lv);
+  const double density = R::at(refined ? rp.density_derefine : rp.density_refine, lv);
   const double h = m.dx(m.patch(p).level);
   bool any = false;
   for (int d = 0; d < 3; ++d) lo[d] = kPatchSize, hi[d] = -1;
@@ -76,12 +86,12 @@ bool flag_patch(const mesh::Mesh& m, int p, const RefinementParams& rp,
         stencil(rho, i, j, k, sr);
         stencil(pres, i, j, k, sp);
         bool flag = false;
-        if (rp.lohner_refine > 0)
+        if (use_lohner)
           flag = (rp.lohner_density && lohner_estimator(sr, rp.lohner_filter) > lohner) ||
                  (rp.lohner_pressure && lohner_estimator(sp, rp.lohner_filter) > lohner);
-        if (!flag && rp.gradient_refine > 0)
+        if (!flag && use_gradient)
           flag = relative_gradient(sr) > gradient || relative_gradient(sp) > gradient;
-        if (!flag && rp.density_refine > 0) flag = sr[1][1][1] > density;
+        if (!flag && use_density) flag = sr[1][1][1] > density;
         if (!flag) {
           const auto x = m.cell_center(p, i, j, k);
           CellBox cell;
@@ -91,7 +101,8 @@ bool flag_patch(const mesh::Mesh& m, int p, const RefinementParams& rp,
         if (!flag) continue;
         any = true;
         const int idx[3] = {i, j, k};
-        for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
+        for (int d = 0; d < 3; ++d)
+          lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
       }
   return any;
 }
@@ -111,16 +122,35 @@ RefinementParams RefinementParams::from_params(const Params& p) {
   RefinementParams rp;
   rp.max_level = static_cast<int>(p.integer("amr.max_level"));
   rp.flag_buffer = static_cast<int>(p.integer("amr.flag_buffer"));
-  rp.lohner_refine = p.real("amr.lohner_refine");
-  rp.lohner_derefine = p.real("amr.lohner_derefine");
   rp.lohner_filter = p.real("amr.lohner_filter");
   const std::string& vars = p.string("amr.lohner_variables");
   rp.lohner_density = vars != "pressure";
   rp.lohner_pressure = vars != "density";
-  rp.gradient_refine = p.real("amr.gradient_refine");
-  rp.gradient_derefine = p.real("amr.gradient_derefine");
-  rp.density_refine = p.real("amr.density_refine");
-  rp.density_derefine = p.real("amr.density_derefine");
+  struct Pair {
+    const char* name;
+    std::vector<double>*refine, *derefine;
+  };
+  for (const Pair& c : {Pair{"lohner", &rp.lohner_refine, &rp.lohner_derefine},
+                        Pair{"gradient", &rp.gradient_refine, &rp.gradient_derefine},
+                        Pair{"density", &rp.density_refine, &rp.density_derefine}}) {
+    const std::string r = std::string("amr.") + c.name + "_refine";
+    const std::string d = std::string("amr.") + c.name + "_derefine";
+    *c.refine = p.real_list(r);
+    *c.derefine = p.real_list(d);
+    for (const auto& [key, list] : {std::pair{r, c.refine}, std::pair{d, c.derefine}})
+      if (list->size() > 1 && static_cast<int>(list->size()) < rp.max_level)
+        throw Error(ErrorKind::kInput,
+                    strprintf("%s has %zu values but amr.max_level = %d: give one value, or "
+                              "one per level below the finest (%d)",
+                              key.c_str(), list->size(), rp.max_level, rp.max_level));
+    for (int level = 0; level < std::max(rp.max_level, 1); ++level)
+      if (at(*c.derefine, level) > at(*c.refine, level))
+        throw Error(
+            ErrorKind::kInput,
+            strprintf("%s = %g exceeds %s = %g on level %d: the derefine threshold "
+                      "must not exceed the refine one",
+                      d.c_str(), at(*c.derefine, level), r.c_str(), at(*c.refine, level), level));
+  }
   return rp;
 }
 
@@ -155,8 +185,7 @@ double lohner_estimator(const double s[3][3][3], double filter) {
 }
 
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
-                               const kernels::EosParams& eos, const Problem& problem,
-                               double time) {
+                               const kernels::EosParams& eos, const Problem& problem, double time) {
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
   std::vector<std::set<std::uint64_t>> refine(rp.max_level);
   // Flags of the existing patches, with the buffer spilling into neighbours.
@@ -194,7 +223,8 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
           for (int dx = -1; dx <= 1; ++dx) {
             mesh::PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
             if (!m.wrap(level, q)) continue;
-            refine[level - 1].insert(pack({floor_div(q[0], 2), floor_div(q[1], 2), floor_div(q[2], 2)}));
+            refine[level - 1].insert(
+                pack({floor_div(q[0], 2), floor_div(q[1], 2), floor_div(q[2], 2)}));
           }
     }
   mesh::Hierarchy h;

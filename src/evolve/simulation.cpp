@@ -44,17 +44,6 @@ std::unique_ptr<Executor> make_executor(const Params& p) {
                             static_cast<int>(p.integer("gpu.streams")));
 }
 
-void check_thresholds(const Params& p) {
-  for (const char* c : {"lohner", "gradient", "density"}) {
-    const std::string r = std::string("amr.") + c + "_refine",
-                      d = std::string("amr.") + c + "_derefine";
-    if (p.real(d) > p.real(r))
-      throw Error(ErrorKind::kInput, d + " = " + strprintf("%g", p.real(d)) + " exceeds " + r +
-                                         " = " + strprintf("%g", p.real(r)) +
-                                         ": the derefine threshold must not exceed the refine one");
-  }
-}
-
 // Restriction of every level onto its parent, finest first.
 void restrict_all(mesh::Mesh& m) {
   for (int level = m.num_levels() - 1; level >= 1; --level) {
@@ -69,7 +58,6 @@ void restrict_all(mesh::Mesh& m) {
 Simulation::Simulation(Params params) : params_(std::move(params)) {
   if (params_.integer("run.threads") > 0)
     omp_set_num_threads(static_cast<int>(params_.integer("run.threads")));
-  check_thresholds(params_);
   problem_name_ = params_.string("problem.name");
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);

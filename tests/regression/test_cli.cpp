@@ -165,6 +165,26 @@ TEST(CliBadInput, GeometryErrors) {
   expect_input_error(run("check " + kSod + " mesh.bc_xlo=periodic"), {"periodic"});
 }
 
+TEST(Cli, PerLevelThresholdsTakeANumberOrAList) {
+  const Result one = run("check " + kSod + " amr.max_level=2 amr.lohner_refine=0.7");
+  EXPECT_EQ(one.status, 0) << one.output;
+  EXPECT_NE(one.output.find("lohner_refine = 0.7"), std::string::npos) << one.output;
+  const Result list = run("check " + kSod + " amr.max_level=2 amr.lohner_refine=[0.8,0.7]");
+  EXPECT_EQ(list.status, 0) << list.output;
+  EXPECT_NE(list.output.find("lohner_refine = [0.8, 0.7]"), std::string::npos) << list.output;
+}
+
+TEST(CliBadInput, PerLevelThresholds) {
+  expect_input_error(run("check " + kSod + " amr.max_level=3 amr.lohner_refine=[0.8,0.7]"),
+                     {"amr.lohner_refine has 2 values but amr.max_level = 3"});
+  expect_input_error(run("run " + kSod +
+                         " output.enabled=false amr.max_level=2 "
+                         "amr.lohner_refine=[0.8,0.3] amr.lohner_derefine=0.4"),
+                     {"amr.lohner_derefine = 0.4 exceeds amr.lohner_refine = 0.3 on level 1"});
+  expect_input_error(run("check " + kSod + " amr.lohner_refine=[0.8,1.5]"),
+                     {"amr.lohner_refine", "out of range"});
+}
+
 TEST(CliBadInput, NoSubcommandOrUnknownOption) {
   EXPECT_EQ(run("").status, 2);
   EXPECT_EQ(run("run").status, 2);

@@ -13,10 +13,12 @@
 
 namespace tessera {
 
-enum class ParamType { kInt, kReal, kBool, kString, kInt3, kReal3 };
+// kRealList: a number, or an array of numbers (e.g. one per refinement level).
+enum class ParamType { kInt, kReal, kBool, kString, kInt3, kReal3, kRealList };
 
-using ParamValue = std::variant<std::monostate, std::int64_t, double, bool, std::string,
-                                std::array<std::int64_t, 3>, std::array<double, 3>>;
+using ParamValue =
+    std::variant<std::monostate, std::int64_t, double, bool, std::string,
+                 std::array<std::int64_t, 3>, std::array<double, 3>, std::vector<double>>;
 
 // Closed or open numeric interval applied to a number or to each element of an array.
 struct Range {
@@ -52,6 +54,8 @@ class Params {
   const std::string& string(std::string_view name) const;
   std::array<std::int64_t, 3> int3(std::string_view name) const;
   std::array<double, 3> real3(std::string_view name) const;
+  // A kRealList value, always as an array (a single number gives one element).
+  std::vector<double> real_list(std::string_view name) const;
   bool has(std::string_view name) const;
 
   // The effective parameters as a TOML document, in schema order; parses back to the

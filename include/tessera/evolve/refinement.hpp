@@ -4,6 +4,9 @@
 // §2.1; Löhner 1987 in the form used by FLASH and GAMER).
 #pragma once
 
+#include <algorithm>
+#include <vector>
+
 #include "kernels/hydro_state.hpp"
 #include "tessera/core/params.hpp"
 #include "tessera/core/problem.hpp"
@@ -11,19 +14,24 @@
 
 namespace tessera::evolve {
 
+// Thresholds are per level (the last value serves the levels beyond the list); a refine
+// threshold of 0 switches its criterion off on that level.
 struct RefinementParams {
   int max_level = 0;
-  int flag_buffer = 2;           // cells around a flagged cell that are flagged too
-  double lohner_refine = 0;      // 0: criterion off
-  double lohner_derefine = 0;
-  double lohner_filter = 0.01;   // epsilon of the estimator's noise filter
+  int flag_buffer = 2;  // cells around a flagged cell that are flagged too
+  std::vector<double> lohner_refine{0}, lohner_derefine{0};
+  double lohner_filter = 0.01;  // epsilon of the estimator's noise filter
   bool lohner_density = true;
   bool lohner_pressure = true;
-  double gradient_refine = 0;    // max_d |q(i+1) - q(i-1)| / (2 |q(i)|), q = density, pressure
-  double gradient_derefine = 0;
-  double density_refine = 0;     // density above this
-  double density_derefine = 0;
+  // max_d |q(i+1) - q(i-1)| / (2 |q(i)|), q = density and pressure
+  std::vector<double> gradient_refine{0}, gradient_derefine{0};
+  std::vector<double> density_refine{0}, density_derefine{0};  // density above this
 
+  static double at(const std::vector<double>& v, int level) {
+    return v[std::min<std::size_t>(level, v.size() - 1)];
+  }
+  // Reads [amr]; throws tessera::Error(kInput) for a list of the wrong length or a
+  // derefine threshold above its refine threshold.
   static RefinementParams from_params(const Params& params);
 };
 
@@ -36,7 +44,6 @@ double lohner_estimator(const double s[3][3][3], double filter);
 // refined patches on the (lower) derefine thresholds; then the parents of every refined
 // patch's 26 neighbours are refined too (proper nesting), level by level downward.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
-                               const kernels::EosParams& eos, const Problem& problem,
-                               double time);
+                               const kernels::EosParams& eos, const Problem& problem, double time);
 
 }  // namespace tessera::evolve
