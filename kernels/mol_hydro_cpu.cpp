@@ -127,10 +127,7 @@ void advance_group(const MolParams& prm, const Real* u0, Real* out, Real* face_f
         } else {
           res.max_speed = max_of(res.max_speed, max_signal_speed(cons_to_prim(u, eos), eos.gamma));
         }
-        for (int v = 0; v < kNumHydroVars; ++v) {
-          const Real val = v == 0 ? u.dens : (v == 4 ? u.engy : u.mom[v - 1]);
-          out[v * kGroupCells + cell] = val;
-        }
+        store_cons(out, kGroupCells, cell, u);
       }
   *result = res;
 }

@@ -153,12 +153,7 @@ __global__ void stage2_kernel(BatchView b, MolParams prm) {
     atomicMin(&r.bad_cell, cell);
   else
     atomic_max_nonneg(&r.max_speed, max_signal_speed(cons_to_prim(u, prm.eos), prm.eos.gamma));
-  Real* out = b.out + g * kOutReals;
-  out[cell] = u.dens;
-  out[kGroupCells + cell] = u.mom[0];
-  out[2 * kGroupCells + cell] = u.mom[1];
-  out[3 * kGroupCells + cell] = u.mom[2];
-  out[4 * kGroupCells + cell] = u.engy;
+  store_cons(b.out + g * kOutReals, kGroupCells, cell, u);
 }
 
 template <class Recon, class Riemann>

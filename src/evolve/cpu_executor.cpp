@@ -8,30 +8,23 @@
 
 namespace tessera::evolve {
 
+HostStaging::HostStaging(int groups)
+    : in_(groups * kGroupInReals, Real(0)),
+      out_(groups * kGroupOutReals),
+      flux_(groups * kGroupFluxReals),
+      results_(groups) {
+  in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
+  capacity = groups;
+}
+
 namespace {
-
-class CpuStaging final : public Staging {
- public:
-  explicit CpuStaging(int groups)
-      : in_(groups * kGroupInReals, Real(0)),
-        out_(groups * kGroupOutReals),
-        flux_(groups * kGroupFluxReals),
-        results_(groups) {
-    in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
-    capacity = groups;
-  }
-
- private:
-  std::vector<Real> in_, out_, flux_;
-  std::vector<kernels::GroupResult> results_;
-};
 
 class CpuExecutor final : public Executor {
  public:
   const char* name() const override { return "cpu"; }
   int preferred_batch() const override { return 4 * omp_get_max_threads(); }
   std::unique_ptr<Staging> allocate(int groups) override {
-    return std::make_unique<CpuStaging>(groups);
+    return std::make_unique<HostStaging>(groups);
   }
 
   void submit(const SolveArgs& args, Staging& s, int count) override {

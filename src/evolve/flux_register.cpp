@@ -24,7 +24,9 @@ void transverse(int dir, const int pos[3], int& a, int& b) {
   b = dir == 0 ? pos[1] : pos[0];
 }
 
-int child_pos(int c, int d) { return (c >> d) & 1; }
+int child_pos(int c, int d) {
+  return (c >> d) & 1;
+}
 
 }  // namespace
 

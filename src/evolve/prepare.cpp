@@ -27,10 +27,10 @@ void fill_from_coarse(const mesh::Mesh& m, const mesh::PatchMeta& base, int ghos
     // plus one coarse cell for the slopes.
     const auto& parent = m.patch(base.parent);
     const int margin = (ghost + 1) / 2 + 1;
-    mesh::gather_box(m, parent.level,
-                     {parent.corner[0] - margin, parent.corner[1] - margin,
-                      parent.corner[2] - margin},
-                     kPatchSize + 2 * margin, coarse_weight, cb);
+    mesh::gather_box(
+        m, parent.level,
+        {parent.corner[0] - margin, parent.corner[1] - margin, parent.corner[2] - margin},
+        kPatchSize + 2 * margin, coarse_weight, cb);
     gathered = true;
   }
   for (int v = 0; v < m.nvar(); ++v)

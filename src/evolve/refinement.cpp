@@ -94,8 +94,7 @@ bool flag_patch(const mesh::Mesh& m, int p, const RefinementParams& rp,
         if (!flag && use_density) flag = sr[1][1][1] > density;
         if (!flag) {
           const auto x = m.cell_center(p, i, j, k);
-          CellBox cell;
-          for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
+          const CellBox cell = CellBox::around(x, h);
           flag = problem.refine(cell, time, m.patch(p).level);
         }
         if (!flag) continue;

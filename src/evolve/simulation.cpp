@@ -85,8 +85,7 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
       for (int j = 0; j < mesh::kPatchSize; ++j)
         for (int i = 0; i < mesh::kPatchSize; ++i) {
           const auto x = m.cell_center(p, i, j, k);
-          CellBox cell;
-          for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
+          const CellBox cell = CellBox::around(x, h);
           kernels::Cons c = problem_->initial_state(cell);
           const int idx = (k * mesh::kPatchSize + j) * mesh::kPatchSize + i;
           if (kernels::apply_floors(c, args_.params.eos) == kernels::FloorResult::kUnphysical)
@@ -243,8 +242,7 @@ std::optional<double> Simulation::density_l1_error() const {
       for (int j = 0; j < mesh::kPatchSize; ++j)
         for (int i = 0; i < mesh::kPatchSize; ++i) {
           const auto x = m.cell_center(p, i, j, k);
-          CellBox cell;
-          for (int d = 0; d < 3; ++d) cell.lo[d] = x[d] - 0.5 * h, cell.hi[d] = x[d] + 0.5 * h;
+          const CellBox cell = CellBox::around(x, h);
           const auto exact = problem_->analytic_density(cell, time_);
           if (!exact) return std::nullopt;
           err +=

@@ -14,29 +14,13 @@
 namespace tessera::evolve {
 namespace {
 
-class FakeStaging final : public Staging {
- public:
-  explicit FakeStaging(int groups)
-      : in_(groups * kGroupInReals),
-        out_(groups * kGroupOutReals),
-        flux_(groups * kGroupFluxReals),
-        results_(groups) {
-    in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
-    capacity = groups;
-  }
-
- private:
-  std::vector<Real> in_, out_, flux_;
-  std::vector<kernels::GroupResult> results_;
-};
-
 // Runs each submitted batch on its own thread; records the order of events.
 class FakeDevice final : public Executor {
  public:
   const char* name() const override { return "fake"; }
   int preferred_batch() const override { return 5; }
   std::unique_ptr<Staging> allocate(int groups) override {
-    return std::make_unique<FakeStaging>(groups);
+    return std::make_unique<HostStaging>(groups);
   }
   void submit(const SolveArgs& args, Staging& s, int count) override {
     if (pending_.count(&s)) reused_before_wait = true;

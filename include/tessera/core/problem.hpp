@@ -22,6 +22,11 @@ struct CellBox {
     return {0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])};
   }
   double volume() const { return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
+  // The cubic cell of width h centred on c.
+  static CellBox around(std::array<double, 3> c, double h) {
+    return {{c[0] - 0.5 * h, c[1] - 0.5 * h, c[2] - 0.5 * h},
+            {c[0] + 0.5 * h, c[1] + 0.5 * h, c[2] + 0.5 * h}};
+  }
 };
 
 class Problem {

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/group_layout.hpp"
 #include "kernels/mol_hydro_cpu.hpp"
@@ -34,6 +35,16 @@ class Staging {
   Real* flux = nullptr;                     // capacity * kGroupFluxReals
   kernels::GroupResult* results = nullptr;  // capacity
   int capacity = 0;
+};
+
+// Staging in ordinary host memory (the CPU executor's, and tests').
+class HostStaging final : public Staging {
+ public:
+  explicit HostStaging(int groups);
+
+ private:
+  std::vector<Real> in_, out_, flux_;
+  std::vector<kernels::GroupResult> results_;
 };
 
 // Seconds spent per stage of the device, summed over batches (zero for the CPU).
