@@ -75,29 +75,43 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
   auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
   // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
   // results arrive while batch k runs on the device.
-  for (int k = 0; k <= batches; ++k) {
-    if (k < batches) {
-      Staging& st = *staging_[k % 2];
-      {
-        ScopedTimer t(timers, Stage::kPrepare);
-        const int first = k * batch_, count = count_of(k);
+  bool in_flight[2] = {false, false};
+  try {
+    for (int k = 0; k <= batches; ++k) {
+      if (k < batches) {
+        Staging& st = *staging_[k % 2];
+        {
+          ScopedTimer t(timers, Stage::kPrepare);
+          const int first = k * batch_, count = count_of(k);
 #pragma omp parallel for schedule(static)
-        for (int g = 0; g < count; ++g)
-          prepare_group(m, read, groups[first + g], kernels::kGhostRk2, st.in + g * kGroupInReals,
-                        coarse_weight);
+          for (int g = 0; g < count; ++g)
+            prepare_group(m, read, groups[first + g], kernels::kGhostRk2, st.in + g * kGroupInReals,
+                          coarse_weight);
+        }
+        ScopedTimer t(timers, Stage::kSolve);
+        executor_.submit(args, st, count_of(k));
+        in_flight[k % 2] = true;
       }
-      ScopedTimer t(timers, Stage::kSolve);
-      executor_.submit(args, st, count_of(k));
+      if (k == 0) continue;
+      Staging& prev = *staging_[(k - 1) % 2];
+      {
+        ScopedTimer t(timers, Stage::kIdle);
+        executor_.wait(prev);
+        in_flight[(k - 1) % 2] = false;
+      }
+      ScopedTimer t(timers, Stage::kClose);
+      close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, registers,
+                  stats);
     }
-    if (k == 0) continue;
-    Staging& prev = *staging_[(k - 1) % 2];
-    {
-      ScopedTimer t(timers, Stage::kIdle);
-      executor_.wait(prev);
-    }
-    ScopedTimer t(timers, Stage::kClose);
-    close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, registers,
-                stats);
+  } catch (...) {
+    // A failure while a batch is still on the device (an unphysical cell found in the
+    // previous batch, say): let it finish before its staging can be freed.
+    for (int b = 0; b < 2; ++b)
+      if (in_flight[b]) try {
+          executor_.wait(*staging_[b]);
+        } catch (...) {
+        }
+    throw;
   }
   m.swap_slots(level);
   return stats;

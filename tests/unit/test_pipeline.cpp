@@ -6,9 +6,11 @@
 
 #include <cmath>
 #include <future>
+#include <limits>
 #include <map>
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/evolve/pipeline.hpp"
 
 namespace tessera::evolve {
@@ -104,6 +106,34 @@ TEST(Pipeline, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   for (int p = 0; p < a.num_patches(); ++p)
     for (std::size_t i = 0; i < a.patch_reals(); ++i)
       ASSERT_EQ(a.current(p)[i], b.current(p)[i]) << "patch " << p << " value " << i;
+}
+
+TEST(Pipeline, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
+  SolveArgs args{};
+  args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
+  args.params.dt_over_dx = Real(0.1);
+  mesh::Mesh m(periodic_box(), 5);
+  fill(m);
+  // A non-finite energy in one cell of the first batch: floors cannot repair it.
+  const int bad_patch = m.groups(0)[1] + 3;
+  m.current(bad_patch)[4 * mesh::kPatchCells + 77] = std::numeric_limits<Real>::quiet_NaN();
+  FluxRegisters r;
+  r.build(m);
+  Timers timers;
+  FakeDevice fake;
+  Pipeline pipeline(fake, 0);
+  try {
+    pipeline.advance_level(m, 0, 0.1 / 32, args, 42, 1.0, r, timers);
+    FAIL() << "no error for a non-finite state";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kNumerical);
+    const std::string what = e.what();
+    EXPECT_NE(what.find("unphysical state at step 42"), std::string::npos) << what;
+    EXPECT_NE(what.find("level 0, patch"), std::string::npos) << what;
+    EXPECT_NE(what.find("nan"), std::string::npos) << what;
+  }
+  // The batch submitted after the failing one was waited for before the error left.
+  EXPECT_TRUE(fake.idle());
 }
 
 }  // namespace
