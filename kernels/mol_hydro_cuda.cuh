@@ -77,8 +77,7 @@ __global__ void flux_kernel(BatchView b, int lo, int hi, Real gamma, bool first_
   const Real* w = b.prim + g * kInReals;
   for (int dir = 0; dir < 3; ++dir) {
     bool needed = true;
-    for (int d = 0; d < 3; ++d)
-      needed = needed && pos[d] >= lo && pos[d] < hi + (d == dir ? 1 : 0);
+    for (int d = 0; d < 3; ++d) needed = needed && pos[d] >= lo && pos[d] < hi + (d == dir ? 1 : 0);
     if (!needed) continue;
     const Cons f = face_flux<Recon, Riemann>(w, kCuN3, c, stride[dir], dir, gamma);
     store_cons(b.flux + (g * 3 + dir) * kInReals, kCuN3, c, f);
@@ -161,21 +160,24 @@ void launch_scheme(const BatchView& b, const MolParams& prm, cudaStream_t s) {
   const int box_blocks = b.count * (kCuN3 / kCuThreads);
   init_results_kernel<<<(b.count + 127) / 128, 128, 0, s>>>(b.results, b.count);
   primitive_kernel<<<box_blocks, kCuThreads, 0, s>>>(b.in, kInReals, b.prim, 0, kCuN, prm.eos,
-                                                      b.count);
-  flux_kernel<Recon, Riemann><<<box_blocks, kCuThreads, 0, s>>>(b, 2, kCuN - 2, prm.eos.gamma,
-                                                                 true);
+                                                     b.count);
+  flux_kernel<Recon, Riemann>
+      <<<box_blocks, kCuThreads, 0, s>>>(b, 2, kCuN - 2, prm.eos.gamma, true);
   stage1_kernel<<<box_blocks, kCuThreads, 0, s>>>(b, prm);
-  flux_kernel<Recon, Riemann><<<box_blocks, kCuThreads, 0, s>>>(b, kCuG, kCuG + kGroupSize,
-                                                                 prm.eos.gamma, false);
-  stage2_kernel<<<b.count * (kGroupCells / kCuThreads), kCuThreads, 0, s>>>(b, prm);
+  flux_kernel<Recon, Riemann>
+      <<<box_blocks, kCuThreads, 0, s>>>(b, kCuG, kCuG + kGroupSize, prm.eos.gamma, false);
+  stage2_kernel<<<b.count*(kGroupCells / kCuThreads), kCuThreads, 0, s>>>(b, prm);
 }
 
 template <class Recon>
 void launch_riemann(const Scheme& sc, const BatchView& b, const MolParams& prm, cudaStream_t s) {
   switch (sc.riemann) {
-    case RiemannSolver::kHll: return launch_scheme<Recon, RiemannHll>(b, prm, s);
-    case RiemannSolver::kHllc: return launch_scheme<Recon, RiemannHllc>(b, prm, s);
-    case RiemannSolver::kLlf: return launch_scheme<Recon, RiemannLlf>(b, prm, s);
+    case RiemannSolver::kHll:
+      return launch_scheme<Recon, RiemannHll>(b, prm, s);
+    case RiemannSolver::kHllc:
+      return launch_scheme<Recon, RiemannHllc>(b, prm, s);
+    case RiemannSolver::kLlf:
+      return launch_scheme<Recon, RiemannLlf>(b, prm, s);
   }
 }
 
@@ -183,9 +185,12 @@ void launch_riemann(const Scheme& sc, const BatchView& b, const MolParams& prm, 
 inline void launch_mol_hydro(const Scheme& sc, const BatchView& b, const MolParams& prm,
                              cudaStream_t s) {
   switch (sc.recon) {
-    case Reconstruction::kPcm: return launch_riemann<ReconPcm>(sc, b, prm, s);
-    case Reconstruction::kPlmMinmod: return launch_riemann<ReconPlm<LimiterMinmod>>(sc, b, prm, s);
-    case Reconstruction::kPlmMc: return launch_riemann<ReconPlm<LimiterMc>>(sc, b, prm, s);
+    case Reconstruction::kPcm:
+      return launch_riemann<ReconPcm>(sc, b, prm, s);
+    case Reconstruction::kPlmMinmod:
+      return launch_riemann<ReconPlm<LimiterMinmod>>(sc, b, prm, s);
+    case Reconstruction::kPlmMc:
+      return launch_riemann<ReconPlm<LimiterMc>>(sc, b, prm, s);
     case Reconstruction::kPlmVanLeer:
       return launch_riemann<ReconPlm<LimiterVanLeer>>(sc, b, prm, s);
   }

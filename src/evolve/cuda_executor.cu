@@ -106,10 +106,9 @@ class CudaExecutor final : public Executor {
       if (n == 0) continue;
       cudaStream_t stream = streams_[s]->get();
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.d_in.get() + first * kGroupInReals,
-                                         st.h_in.get() + first * kGroupInReals,
-                                         n * kGroupInReals * sizeof(Real),
-                                         cudaMemcpyHostToDevice, stream));
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(
+          st.d_in.get() + first * kGroupInReals, st.h_in.get() + first * kGroupInReals,
+          n * kGroupInReals * sizeof(Real), cudaMemcpyHostToDevice, stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
       kernels::BatchView view{st.d_in.get() + first * kGroupInReals,
                               st.d_prim.get() + first * kGroupInReals,
@@ -122,17 +121,15 @@ class CudaExecutor final : public Executor {
       kernels::launch_mol_hydro(args.scheme, view, args.params, stream);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_out.get() + first * kGroupOutReals,
-                                         st.d_out.get() + first * kGroupOutReals,
-                                         n * kGroupOutReals * sizeof(Real),
-                                         cudaMemcpyDeviceToHost, stream));
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_flux.get() + first * kGroupFluxReals,
-                                         st.d_planes.get() + first * kGroupFluxReals,
-                                         n * kGroupFluxReals * sizeof(Real),
-                                         cudaMemcpyDeviceToHost, stream));
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(
+          st.h_out.get() + first * kGroupOutReals, st.d_out.get() + first * kGroupOutReals,
+          n * kGroupOutReals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(
+          st.h_flux.get() + first * kGroupFluxReals, st.d_planes.get() + first * kGroupFluxReals,
+          n * kGroupFluxReals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_results.get() + first, st.d_results.get() + first,
-                                         n * sizeof(kernels::GroupResult),
-                                         cudaMemcpyDeviceToHost, stream));
+                                         n * sizeof(kernels::GroupResult), cudaMemcpyDeviceToHost,
+                                         stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.done.get(), stream));
     }
   }
@@ -174,7 +171,9 @@ std::unique_ptr<Executor> make_cuda_executor(int groups_per_batch, int streams) 
   return std::make_unique<CudaExecutor>(groups_per_batch, streams);
 }
 
-bool cuda_backend_built() { return true; }
+bool cuda_backend_built() {
+  return true;
+}
 
 bool cuda_device_available() {
   int n = 0;

@@ -66,8 +66,8 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed) {
   cuda::DeviceBuffer<GroupResult> d_res(count);
   TESSERA_CUDA_CHECK(
       cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(Real), cudaMemcpyHostToDevice));
-  BatchView view{d_in.get(), d_prim.get(), d_u1.get(), d_flux.get(), d_out.get(), d_planes.get(),
-                 d_res.get(), count};
+  BatchView view{d_in.get(),  d_prim.get(),   d_u1.get(),  d_flux.get(),
+                 d_out.get(), d_planes.get(), d_res.get(), count};
   launch_mol_hydro(scheme, view, prm, 0);
   TESSERA_CUDA_CHECK(cudaGetLastError());
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
@@ -77,12 +77,10 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed) {
                                 cudaMemcpyDeviceToHost));
   TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes.get(), flux_gpu.size() * sizeof(Real),
                                 cudaMemcpyDeviceToHost));
-  TESSERA_CUDA_CHECK(cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult),
-                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
   double worst = 0;
-  auto rel = [](double a, double b) {
-    return std::fabs(a - b) / std::max(std::fabs(b), 1e-300);
-  };
+  auto rel = [](double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-300); };
   // Relative to each variable's largest magnitude in the group: momenta pass through zero.
   for (int g = 0; g < count; ++g)
     for (int v = 0; v < kNumHydroVars; ++v) {

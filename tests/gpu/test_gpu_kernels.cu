@@ -7,8 +7,8 @@ namespace {
 TEST(GpuKernels, AgreeWithCpuToRoundOffForEveryScheme) {
   for (const Scheme& s : all_schemes()) {
     const double worst = compare_with_cpu(s, 12, 7 + int(s.recon) * 3 + int(s.riemann));
-    std::printf("recon %d riemann %d: max relative difference %.3e\n", int(s.recon),
-                int(s.riemann), worst);
+    std::printf("recon %d riemann %d: max relative difference %.3e\n", int(s.recon), int(s.riemann),
+                worst);
     EXPECT_LE(worst, sizeof(Real) == 8 ? 1e-12 : 1e-4);
   }
 }

@@ -13,10 +13,9 @@ namespace tessera::cuda {
 
 inline void check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
-  throw Error(ErrorKind::kInternal, std::string("CUDA call ") + call + " failed at " + file +
-                                        ":" + std::to_string(line) + ": " +
-                                        cudaGetErrorName(status) + " (" +
-                                        cudaGetErrorString(status) + ")");
+  throw Error(ErrorKind::kInternal, std::string("CUDA call ") + call + " failed at " + file + ":" +
+                                        std::to_string(line) + ": " + cudaGetErrorName(status) +
+                                        " (" + cudaGetErrorString(status) + ")");
 }
 
 #define TESSERA_CUDA_CHECK(call) ::tessera::cuda::check((call), #call, __FILE__, __LINE__)
@@ -52,8 +51,9 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   explicit PinnedBuffer(std::size_t n) : n_(n) {
-    if (n) TESSERA_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T),
-                                            cudaHostAllocDefault));
+    if (n)
+      TESSERA_CUDA_CHECK(
+          cudaHostAlloc(reinterpret_cast<void**>(&ptr_), n * sizeof(T), cudaHostAllocDefault));
   }
   ~PinnedBuffer() {
     if (ptr_) cudaFreeHost(ptr_);
