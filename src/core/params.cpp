@@ -398,10 +398,6 @@ void Params::set(const ParamSpec& spec, ParamValue value) {
   values_[spec.name()] = std::move(value);
 }
 
-bool Params::has(std::string_view name) const {
-  return values_.find(name) != values_.end();
-}
-
 const ParamValue& Params::get(std::string_view name, ParamType type) const {
   auto it = values_.find(name);
   if (it == values_.end())

@@ -54,11 +54,6 @@ FluxRegisters::Register* FluxRegisters::find(int level, int patch, int face) {
   return it == index_[level].end() ? nullptr : &registers_[level][it->second];
 }
 
-int FluxRegisters::num_faces(int level) const {
-  return level < static_cast<int>(registers_.size()) ? static_cast<int>(registers_[level].size())
-                                                     : 0;
-}
-
 void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real* planes,
                                 double dt) {
   const int level = m.patch(first_patch).level;

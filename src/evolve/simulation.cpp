@@ -44,13 +44,11 @@ std::unique_ptr<Executor> make_executor(const Params& p) {
                             static_cast<int>(p.integer("gpu.streams")));
 }
 
-// Restriction of every level onto its parent, finest first.
-void restrict_all(mesh::Mesh& m) {
-  for (int level = m.num_levels() - 1; level >= 1; --level) {
-    const auto& groups = m.groups(level);
+// Restriction of every family of `level` onto its parent.
+void restrict_level(mesh::Mesh& m, int level) {
+  const auto& groups = m.groups(level);
 #pragma omp parallel for schedule(static)
-    for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(m, groups[g]);
-  }
+  for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(m, groups[g]);
 }
 
 }  // namespace
@@ -126,7 +124,7 @@ void Simulation::initialize() {
     fill_from_problem(*next);
     mesh_ = std::move(next);
   }
-  restrict_all(*mesh_);
+  for (int level = mesh_->num_levels() - 1; level >= 1; --level) restrict_level(*mesh_, level);
   adopt_mesh(std::move(mesh_));
   initialized_ = true;
 }
@@ -208,9 +206,7 @@ void Simulation::advance(int level, double dt, double coarse_weight) {
   const int substeps = subcycle_ ? 2 : 1;
   for (int s = 0; s < substeps; ++s) advance(level + 1, dt / substeps, double(s) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
-  const auto& groups = mesh_->groups(level + 1);
-#pragma omp parallel for schedule(static)
-  for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(*mesh_, groups[g]);
+  restrict_level(*mesh_, level + 1);
   registers_.reflux(*mesh_, level);
 }
 
@@ -270,20 +266,13 @@ void Simulation::write_plot(int index) {
 std::string Simulation::machine_summary(const RunSummary& run) const {
   // One key=value line for scripts (scripts/bench); times in seconds.
   const DeviceTimes d = executor_->device_times();
-  const double accounted = [&] {
-    double a = 0;
-    for (int s = 0; s < static_cast<int>(Stage::kCount); ++s) a += timers_.seconds(Stage(s));
-    return a;
-  }();
   std::string out = strprintf(
       "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e", executor_->name(),
       kPrecisionName, mesh_->num_leaf_cells(), run.steps, run.cell_updates_per_second);
-  const char* names[] = {"init", "flag",  "regrid", "prepare", "solve",
-                         "idle", "close", "reflux", "output"};
   for (int s = 0; s < static_cast<int>(Stage::kCount); ++s)
-    out += strprintf(" %s=%.3f", names[s], timers_.seconds(Stage(s)));
-  out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f",
-                   std::max(0.0, timers_.total() - accounted), d.h2d, d.kernel, d.d2h);
+    out += strprintf(" %s=%.3f", stage_name(Stage(s)), timers_.seconds(Stage(s)));
+  out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f", timers_.other(), d.h2d, d.kernel,
+                   d.d2h);
   return out;
 }
 

@@ -56,7 +56,6 @@ class Params {
   std::array<double, 3> real3(std::string_view name) const;
   // A kRealList value, always as an array (a single number gives one element).
   std::vector<double> real_list(std::string_view name) const;
-  bool has(std::string_view name) const;
 
   // The effective parameters as a TOML document, in schema order; parses back to the
   // same values (floats are written in their shortest round-trip form).

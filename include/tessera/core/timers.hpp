@@ -30,6 +30,8 @@ class Timers {
   void add(Stage s, double seconds) { seconds_[static_cast<int>(s)] += seconds; }
   double seconds(Stage s) const { return seconds_[static_cast<int>(s)]; }
   double total() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  // Wall time not attributed to any stage.
+  double other() const;
   // Table of stages with seconds and share of the total; "other" is the remainder.
   std::string breakdown() const;
 
@@ -37,6 +39,8 @@ class Timers {
   Clock::time_point start_;
   std::array<double, static_cast<int>(Stage::kCount)> seconds_{};
 };
+
+const char* stage_name(Stage s);
 
 // Adds the lifetime of the scope to one stage.
 class ScopedTimer {

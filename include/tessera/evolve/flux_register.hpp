@@ -29,8 +29,6 @@ class FluxRegisters {
   // the face's low side, plus on its high side), then clears the registers.
   void reflux(mesh::Mesh& mesh, int level);
 
-  int num_faces(int level) const;
-
  private:
   struct Register {
     int patch;               // coarse leaf patch
