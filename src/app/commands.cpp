@@ -4,12 +4,14 @@
 
 #include <cstdio>
 
+#include "src/app/signals.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/refinement.hpp"
+#include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/mesh/geometry.hpp"
 
@@ -25,12 +27,25 @@ void log_parameters(const std::string& file, const Params& params) {
 
 }  // namespace
 
-int command_run(const std::string& file, const std::vector<std::string>& overrides) {
-  const Params params = load_run_params(file, overrides);
+int command_run(const std::string& file, const std::vector<std::string>& overrides,
+                const std::string& restart, std::chrono::steady_clock::time_point start) {
+  const Params requested = load_run_params(file, overrides);
+  evolve::RunControl control;
+  control.start = start;
+  control.stop_signal = pending_stop_signal;
+  install_stop_handlers();
+  if (restart.empty()) {
+    log_parameters(file, requested);
+    evolve::Simulation sim(requested);
+    return static_cast<int>(sim.run(control).stop);
+  }
+  const std::string path = evolve::resolve_checkpoint(restart, requested);
+  const io::CheckpointReader checkpoint(path);
+  const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
   log_parameters(file, params);
   evolve::Simulation sim(params);
-  sim.run();
-  return 0;
+  sim.restart(checkpoint);
+  return static_cast<int>(sim.run(control).stop);
 }
 
 int command_check(const std::string& file, const std::vector<std::string>& overrides) {

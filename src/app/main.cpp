@@ -1,6 +1,7 @@
 // tessera: command-line entry point. Maps every failure to a documented exit code
 // (docs/user_guide.md, "Exit codes"); never exits 0 on an error.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 
@@ -8,6 +9,8 @@
 #include "tessera/core/error.hpp"
 
 int main(int argc, char** argv) {
+  // run.wall_time counts from here: the job's own start, as the scheduler sees it.
+  const auto start = std::chrono::steady_clock::now();
   using tessera::ErrorKind;
   CLI::App app{"Tessera: GPU-accelerated adaptive-mesh hydrodynamics"};
   app.require_subcommand(1, 1);
@@ -23,6 +26,11 @@ int main(int argc, char** argv) {
     sub->add_option("file", file, "parameter file (TOML)")->required();
     sub->add_option("overrides", overrides, "section.key=value overrides");
   }
+  std::string restart;
+  run->add_option("--restart", restart,
+                  "continue from a checkpoint: its path, or 'latest' (the newest usable one "
+                  "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
+                  "may change");
   auto* problems = app.add_subcommand("problems", "list the problems with a description");
   auto* params = app.add_subcommand("params", "print the parameter reference (Markdown)");
 
@@ -33,7 +41,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ErrorKind::kInput);
   }
   try {
-    if (*run) return tessera::app::command_run(file, overrides);
+    if (*run) return tessera::app::command_run(file, overrides, restart, start);
     if (*check) return tessera::app::command_check(file, overrides);
     if (*problems) return tessera::app::command_problems();
     if (*params) return tessera::app::command_params();

@@ -408,6 +408,13 @@ const ParamValue& Params::get(std::string_view name, ParamType type) const {
   return it->second;
 }
 
+const ParamValue& Params::value(std::string_view name) const {
+  auto it = values_.find(name);
+  if (it == values_.end())
+    throw Error(ErrorKind::kInternal, "parameter '" + std::string(name) + "' is not defined");
+  return it->second;
+}
+
 std::int64_t Params::integer(std::string_view n) const {
   return std::get<std::int64_t>(get(n, ParamType::kInt));
 }

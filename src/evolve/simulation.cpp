@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +11,8 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/schema.hpp"
+#include "tessera/core/version.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/prolongation.hpp"
@@ -308,51 +311,250 @@ std::string Simulation::level_summary() const {
   return s;
 }
 
-RunSummary Simulation::run() {
+void Simulation::restart(const io::CheckpointReader& checkpoint) {
+  ScopedTimer t(timers_, Stage::kInit);
+  const auto t0 = std::chrono::steady_clock::now();
+  const io::CheckpointState st = checkpoint.state();
+  auto corrupt = [&](const std::string& what) {
+    return Error(ErrorKind::kIo, "cannot read checkpoint '" + checkpoint.path() + "': " + what);
+  };
+  std::unique_ptr<mesh::Mesh> m;
+  try {
+    m = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars,
+                                     checkpoint.hierarchy());
+  } catch (const Error& e) {
+    if (e.kind() != ErrorKind::kInternal) throw;
+    throw corrupt(std::string("its octree is inconsistent: ") + e.what());
+  }
+  if (static_cast<int>(st.level_max_speed.size()) != m->num_levels())
+    throw corrupt("its level count disagrees with its octree");
+  checkpoint.read_data(*m);
+  if (verify_mesh_) m->check_invariants();
+  mesh_ = std::move(m);
+  registers_.build(*mesh_);  // empty: checkpoints fall between root steps
+  speeds_ = st.level_max_speed;
+  level_steps_.assign(st.level_steps.begin(), st.level_steps.end());
+  while (static_cast<int>(level_steps_.size()) > mesh_->num_levels() && level_steps_.back() == 0)
+    level_steps_.pop_back();
+  time_ = st.time;
+  step_ = static_cast<long>(st.step);
+  plot_index_ = static_cast<int>(st.plot_index);
+  next_plot_ = st.next_plot_time;
+  last_plot_step_ = static_cast<long>(st.last_plot_step);
+  next_checkpoint_ = st.next_checkpoint_time;
+  cell_updates_ = st.cell_updates;
+  regrid_count_ = static_cast<int>(st.regrid_count);
+  floored_ = st.floored;
+  totals0_ = st.initial_totals;
+  last_checkpoint_step_ = step_;
+
+  // A changed output cadence restarts its schedule from the current time; an unchanged one
+  // continues exactly where the interrupted run was.
+  const Params stored =
+      load_params_from_string(checkpoint.header().parameters,
+                              "checkpoint '" + checkpoint.path() + "'", {}, parameter_schema());
+  const double inf = std::numeric_limits<double>::infinity();
+  const double out_dt = params_.real("output.dt");
+  if (out_dt != stored.real("output.dt") ||
+      params_.boolean("output.enabled") != stored.boolean("output.enabled"))
+    next_plot_ = out_dt > 0 && params_.boolean("output.enabled")
+                     ? (std::floor(time_ / out_dt) + 1) * out_dt
+                     : inf;
+  const double ck_dt = params_.real("output.checkpoint_dt");
+  if (ck_dt != stored.real("output.checkpoint_dt"))
+    next_checkpoint_ = ck_dt > 0 ? (std::floor(time_ / ck_dt) + 1) * ck_dt : inf;
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double mb = checkpoint_bytes() / 1e6;
+  log_line(
+      "restarted from %s: step %ld, t = %.9g (written by Tessera %s); read %.1f MB in %.2f s "
+      "(%.0f MB/s)",
+      checkpoint.path().c_str(), step_, time_, checkpoint.header().code_version.c_str(), mb,
+      seconds, mb / std::max(seconds, 1e-9));
+  initialized_ = true;
+  restarted_ = true;
+}
+
+std::size_t Simulation::checkpoint_bytes() const {
+  return mesh_->num_patches() * mesh_->patch_reals() * sizeof(Real);
+}
+
+std::string Simulation::write_checkpoint() {
+  ScopedTimer t(timers_, Stage::kOutput);
+  const std::string dir = params_.string("output.dir");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
+  const std::string path = io::checkpoint_file_name(dir, problem_name_, step_);
+  io::CheckpointHeader header;
+  header.code_version = version_string();
+  header.problem = problem_name_;
+  header.parameters = params_.to_toml();
+  io::CheckpointState st;
+  st.time = time_;
+  st.step = step_;
+  st.level_steps.assign(level_steps_.begin(), level_steps_.end());
+  st.level_steps.resize(mesh::kMaxLevels, 0);
+  st.level_max_speed.assign(speeds_.begin(), speeds_.begin() + mesh_->num_levels());
+  st.plot_index = plot_index_;
+  st.next_plot_time = next_plot_;
+  st.last_plot_step = last_plot_step_;
+  st.next_checkpoint_time = next_checkpoint_;
+  st.cell_updates = cell_updates_;
+  st.regrid_count = regrid_count_;
+  st.floored = floored_;
+  st.initial_totals = totals0_;
+  const auto t0 = std::chrono::steady_clock::now();
+  io::write_checkpoint(path, *mesh_, header, st);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double bytes = static_cast<double>(std::filesystem::file_size(path, ec));
+  checkpoint_rate_ = bytes / std::max(seconds, 1e-9);
+  log_line("wrote checkpoint %s (%.1f MB in %.2f s, %.0f MB/s)", path.c_str(), bytes / 1e6, seconds,
+           bytes / 1e6 / std::max(seconds, 1e-9));
+  last_checkpoint_step_ = step_;
+  prune_checkpoints(path);
+  return path;
+}
+
+void Simulation::prune_checkpoints(const std::string& newest) const {
+  // Only checkpoints older than the one just written go: files of a later step (from an
+  // abandoned continuation) are left for the user to judge.
+  const auto all = io::list_checkpoints(params_.string("output.dir"), problem_name_);
+  const auto it = std::find(all.begin(), all.end(), newest);
+  if (it == all.end()) return;
+  const long keep = static_cast<long>(params_.integer("output.checkpoint_keep"));
+  const long older = static_cast<long>(it - all.begin());
+  for (long i = 0; i < older - (keep - 1); ++i) {
+    std::error_code ec;
+    if (std::filesystem::remove(all[i], ec)) log_line("removed old checkpoint %s", all[i].c_str());
+  }
+}
+
+void Simulation::write_failure_plot() const {
+  // Best effort: the original error is what matters, a second one is only logged.
+  try {
+    const std::string dir = params_.string("output.dir");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    const std::string path =
+        strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
+    io::write_plot_file(
+        path, io::make_plot_file(*mesh_, args_.params.eos, problem_name_, static_cast<int>(step_),
+                                 time_, params_.to_toml()));
+    log_line(
+        "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
+        "checkpoint is untouched)",
+        path.c_str());
+  } catch (const std::exception& e) {
+    log_line("could not write the diagnostic plot file: %s", e.what());
+  }
+}
+
+RunSummary Simulation::run(const RunControl& control) {
   if (!initialized_) initialize();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
   const long regrid_every = static_cast<long>(params_.integer("amr.regrid_interval"));
   const double out_dt = params_.real("output.dt");
-  const auto totals0 = conserved_totals();
+  const double ck_dt = params_.real("output.checkpoint_dt");
+  const long ck_every = static_cast<long>(params_.integer("output.checkpoint_interval"));
+  const bool checkpointing = ck_dt > 0 || ck_every > 0;
+  const double wall_limit = parse_wall_time(params_.string("run.wall_time")).value_or(0);
+  const double inf = std::numeric_limits<double>::infinity();
   log_line("patches per level: %s (%lld leaf cells)", level_summary().c_str(),
            mesh_->num_leaf_cells());
 
   RunSummary summary;
-  int plot_index = 0;
-  write_plot(plot_index++);
-  long last_plot_step = step_;
-  double next_plot = out_dt > 0 && params_.boolean("output.enabled")
-                         ? out_dt
-                         : std::numeric_limits<double>::infinity();
+  if (!restarted_) {
+    totals0_ = conserved_totals();
+    write_plot(plot_index_++);
+    last_plot_step_ = step_;
+    next_plot_ = out_dt > 0 && params_.boolean("output.enabled") ? out_dt : inf;
+    next_checkpoint_ = ck_dt > 0 ? ck_dt : inf;
+  }
   const double wall0 = timers_.total();
   const long long updates0 = cell_updates_;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
+  };
+  double slowest_step = 0;  // over the last steps, for the wall-time budget
 
-  while (time_ < t_end && step_ < max_steps) {
-    double dt = root_dt();
-    const double target = std::min(t_end, next_plot);
-    const bool hits_target = time_ + dt >= target;
-    if (hits_target) dt = target - time_;
-    const double w0 = timers_.total();
-    const long long u0 = cell_updates_, f0 = floored_;
-    advance(0, dt, 1.0);
-    time_ = hits_target ? target : time_ + dt;
-    ++step_;
-    if (refinement_.max_level > 0 && step_ % regrid_every == 0) regrid();
-    const double w1 = timers_.total();
-    if (step_ % log_every == 0 || time_ >= t_end)
-      log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
-               time_, dt, mesh_->num_leaf_cells(), (cell_updates_ - u0) / std::max(w1 - w0, 1e-12),
-               level_summary().c_str(),
-               floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
-    if (time_ >= next_plot) {
-      write_plot(plot_index++);
-      last_plot_step = step_;
-      while (next_plot <= time_) next_plot += out_dt;
+  try {
+    while (time_ < t_end && step_ < max_steps) {
+      if (wall_limit > 0) {
+        // Stop while a step and a checkpoint still fit: the next step is assumed as slow as
+        // the slowest recent one, and the checkpoint as slow as the last (or 100 MB/s).
+        const double rate = checkpoint_rate_ > 0 ? checkpoint_rate_ : 100e6;
+        const double need = 1.25 * slowest_step + 1.5 * checkpoint_bytes() / rate + 1.0;
+        if (elapsed() + need > wall_limit) {
+          summary.stop = StopReason::kWallTime;
+          log_line(
+              "stopping before the wall-time limit %s: %.1f s elapsed, a step and a "
+              "checkpoint need about %.1f s",
+              params_.string("run.wall_time").c_str(), elapsed(), need);
+          break;
+        }
+      }
+      double dt = root_dt();
+      const double target = std::min(t_end, next_plot_);
+      const bool hits_target = time_ + dt >= target;
+      if (hits_target) dt = target - time_;
+      const double w0 = timers_.total();
+      const long long u0 = cell_updates_, f0 = floored_;
+      advance(0, dt, 1.0);
+      time_ = hits_target ? target : time_ + dt;
+      ++step_;
+      if (refinement_.max_level > 0 && step_ % regrid_every == 0) regrid();
+      const double w1 = timers_.total();
+      slowest_step = std::max(0.9 * slowest_step, w1 - w0);
+      const bool finishing = time_ >= t_end || step_ >= max_steps;
+      if (step_ % log_every == 0 || finishing) {
+        log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
+                 time_, dt, mesh_->num_leaf_cells(),
+                 (cell_updates_ - u0) / std::max(w1 - w0, 1e-12), level_summary().c_str(),
+                 floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
+        const auto tot = conserved_totals();
+        log_line("totals: step %ld t %.9e mass %.15e momx %.15e momy %.15e momz %.15e energy %.15e",
+                 step_, time_, tot[0], tot[1], tot[2], tot[3], tot[4]);
+      }
+      if (time_ >= next_plot_ || (finishing && last_plot_step_ != step_)) {
+        write_plot(plot_index_++);
+        last_plot_step_ = step_;
+        while (next_plot_ <= time_) next_plot_ += out_dt;
+      }
+      // Checkpoints never shorten a step, so they leave the solution unchanged.
+      const bool due_time = time_ >= next_checkpoint_;
+      while (next_checkpoint_ <= time_) next_checkpoint_ += ck_dt;
+      if (due_time || (ck_every > 0 && step_ % ck_every == 0) || (finishing && checkpointing))
+        summary.checkpoint = write_checkpoint();
+      if (control.stop_signal) {
+        if (const int sig = control.stop_signal()) {
+          summary.stop = StopReason::kSignal;
+          log_line("received signal %d (%s): stopping after step %ld", sig, strsignal(sig), step_);
+          break;
+        }
+      }
     }
+  } catch (const Error& e) {
+    if (e.kind() == ErrorKind::kNumerical) write_failure_plot();
+    throw;
   }
-  if (last_plot_step != step_) write_plot(plot_index++);
+  if (summary.stop != StopReason::kFinished) {
+    if (last_checkpoint_step_ != step_) summary.checkpoint = write_checkpoint();
+    if (summary.checkpoint.empty())
+      summary.checkpoint =
+          io::checkpoint_file_name(params_.string("output.dir"), problem_name_, step_);
+    log_line(
+        "checkpoint %s holds step %ld, t = %.9g; continue with: tessera run <file> "
+        "--restart latest",
+        summary.checkpoint.c_str(), step_, time_);
+  } else if (last_plot_step_ != step_) {
+    write_plot(plot_index_++);
+    last_plot_step_ = step_;
+  }
 
   summary.steps = step_;
   summary.time = time_;
@@ -360,13 +562,14 @@ RunSummary Simulation::run() {
   const double solve_wall = timers_.seconds(Stage::kPrepare) + timers_.seconds(Stage::kSolve) +
                             timers_.seconds(Stage::kIdle) + timers_.seconds(Stage::kClose);
   summary.cell_updates_per_second = (cell_updates_ - updates0) / std::max(solve_wall, 1e-12);
-  summary.plot_files = params_.boolean("output.enabled") ? plot_index : 0;
+  summary.plot_files = params_.boolean("output.enabled") ? plot_index_ : 0;
 
   const auto totals1 = conserved_totals();
   log_line(
-      "finished: %ld steps, t = %.9g, %.3e cell-updates/s (prepare to close, %s backend, %d "
+      "%s: %ld steps, t = %.9g, %.3e cell-updates/s (prepare to close, %s backend, %d "
       "threads)",
-      step_, time_, summary.cell_updates_per_second, executor_->name(), omp_get_max_threads());
+      summary.stop == StopReason::kFinished ? "finished" : "stopped", step_, time_,
+      summary.cell_updates_per_second, executor_->name(), omp_get_max_threads());
   std::string per_level;
   for (std::size_t l = 0; l < level_steps_.size(); ++l)
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
@@ -375,7 +578,7 @@ RunSummary Simulation::run() {
   if (executor_->name() != std::string("cpu")) log_device_summary(cell_updates_ - updates0);
   static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v)
-    log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0[v]);
+    log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0_[v]);
   if (const auto err = density_l1_error())
     log_line("L1 density error vs analytic solution: %.6e", *err);
   log_line("timing breakdown:\n%s", timers_.breakdown().c_str());

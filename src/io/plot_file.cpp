@@ -2,207 +2,28 @@
 // with no reader of its own, plus the XDMF 2 companion that ParaView and VisIt open.
 #include "tessera/io/plot_file.hpp"
 
-#include <fcntl.h>
-#include <hdf5.h>
-#include <unistd.h>
-
-#include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <locale>
 #include <string>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
+#include "src/io/hdf5_util.hpp"
 #include "tessera/core/error.hpp"
 
 namespace tessera::io {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// HDF5 plumbing
-
-// The floating-point type of the data (and of the coordinates, as Athena++ does): the native
-// Real, so a single-precision build writes float without a conversion pass.
-hid_t real_type() {
-  return std::is_same_v<Real, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
-}
-
-// Owns one HDF5 identifier and closes it with the matching H5?close, so that every exit
-// path, exceptions included, releases it. close() reports the status where it matters.
-class Handle {
- public:
-  using Closer = herr_t (*)(hid_t);
-  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  Handle(Handle&& other) noexcept
-      : id_(std::exchange(other.id_, H5I_INVALID_HID)), closer_(other.closer_) {}
-  Handle& operator=(Handle&&) = delete;
-  ~Handle() {
-    if (id_ >= 0) closer_(id_);
-  }
-  hid_t get() const { return id_; }
-  herr_t close() { return id_ >= 0 ? closer_(std::exchange(id_, H5I_INVALID_HID)) : 0; }
-
- private:
-  hid_t id_;
-  Closer closer_;
-};
-
-// HDF5 prints its error stack to stderr by default; the writer reports errors through
-// tessera::Error instead, so printing is off while it runs and restored afterwards (other
-// code of the process may rely on the default).
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    saved_ok_ = H5Eget_auto2(H5E_DEFAULT, &func_, &data_) >= 0;
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-  ~QuietHdf5Errors() {
-    if (saved_ok_) H5Eset_auto2(H5E_DEFAULT, func_, data_);
-  }
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
-  bool saved_ok_ = false;
-};
-
-// Walking downward ends at the function that detected the error, whose description is
-// the informative one ("unable to open file: name = ..., errno = 2, ...").
-herr_t keep_innermost(unsigned, const H5E_error2_t* error, void* out) {
-  if (error->desc != nullptr && error->desc[0] != '\0') {
-    *static_cast<std::string*>(out) = error->desc;
-  }
-  return 0;
-}
-
-// Creates the .athdf; every failure becomes Error(kIo) naming the final path and the step.
-class Hdf5Writer {
- public:
-  explicit Hdf5Writer(std::string path) : path_(std::move(path)) {}
-
-  [[noreturn]] void fail(const std::string& step) const {
-    // Must run before any other HDF5 call, which would clear the error stack.
-    std::string detail;
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost, &detail);
-    std::string message = "cannot write plot file '" + path_ + "': " + step + " failed";
-    if (!detail.empty()) message += " (HDF5: " + detail + ")";
-    throw Error(ErrorKind::kIo, message);
-  }
-  Handle own(hid_t id, Handle::Closer closer, const std::string& step) const {
-    if (id < 0) fail(step);
-    return Handle(id, closer);
-  }
-  void check(herr_t status, const std::string& step) const {
-    if (status < 0) fail(step);
-  }
-
-  Handle dataspace(const std::vector<hsize_t>& dims) const {
-    if (dims.empty()) return own(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
-    return own(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
-               "H5Screate_simple");
-  }
-
-  // Fixed-length, null-terminated strings of `length` characters: yt decodes the attributes
-  // as bytes (attrs["Coordinates"].decode()), which h5py only returns for fixed-length types.
-  Handle string_type(std::size_t length) const {
-    Handle type = own(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
-    check(H5Tset_size(type.get(), length + 1), "H5Tset_size");
-    check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "H5Tset_strpad");
-    return type;
-  }
-
-  // `dims` empty: a scalar attribute.
-  void attribute(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
-                 const std::vector<hsize_t>& dims, const void* data) const {
-    const std::string step = std::string("writing attribute '") + name + "'";
-    Handle space = dataspace(dims);
-    Handle attr = own(H5Acreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                      H5Aclose, step);
-    check(H5Awrite(attr.get(), mem_type, data), step);
-    check(attr.close(), step);
-  }
-  void string_attribute(hid_t loc, const char* name, const std::string& value) const {
-    Handle type = string_type(value.size());
-    attribute(loc, name, type.get(), type.get(), {}, value.c_str());
-  }
-  void string_array_attribute(hid_t loc, const char* name,
-                              const std::vector<std::string>& values) const {
-    std::size_t length = 0;
-    for (const std::string& v : values) length = std::max(length, v.size());
-    // One zero-filled slot of length + 1 bytes per string, the layout of a fixed-length array.
-    std::vector<char> packed(values.size() * (length + 1), '\0');
-    for (std::size_t n = 0; n < values.size(); ++n) {
-      std::copy(values[n].begin(), values[n].end(), packed.begin() + n * (length + 1));
-    }
-    Handle type = string_type(length);
-    attribute(loc, name, type.get(), type.get(), {values.size()}, packed.data());
-  }
-
-  void dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
-               const std::vector<hsize_t>& dims, const void* data) const {
-    const std::string step = std::string("writing dataset '") + name + "'";
-    Handle space = dataspace(dims);
-    Handle set =
-        own(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-            H5Dclose, step);
-    check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), step);
-    check(set.close(), step);
-  }
-
- private:
-  std::string path_;
-};
-
-// ---------------------------------------------------------------------------------------------
 // Files and names
 
-// error_number 0 (a stream that failed without setting errno) gives no misleading "Success".
+using detail::Handle;
+using detail::real_type;
+using detail::TempFile;
+
 [[noreturn]] void fail_io(const std::string& path, const std::string& step, int error_number) {
-  throw Error(ErrorKind::kIo,
-              "cannot write plot file '" + path + "': " + step + " failed (" +
-                  (error_number != 0 ? std::strerror(error_number) : "stream error") + ")");
+  detail::fail_io("plot file", path, step, error_number);
 }
-
-// Removes a temporary file unless it was renamed into place, so that a failed write leaves
-// neither a partial final file nor a stray .tmp behind.
-class TempFile {
- public:
-  explicit TempFile(std::string name) : name_(std::move(name)) {}
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  ~TempFile() {
-    // unlink, not remove(): never deletes a directory that happens to have this name.
-    if (!committed_) ::unlink(name_.c_str());
-  }
-  const std::string& name() const { return name_; }
-
-  // fsync before rename: otherwise a system crash soon after the rename can leave the final
-  // name pointing at an empty or truncated file on common file systems.
-  void commit(const std::string& final_name, const std::string& path_for_messages) {
-    const int fd = ::open(name_.c_str(), O_RDONLY);
-    if (fd < 0) fail_io(path_for_messages, "opening '" + name_ + "' to sync it", errno);
-    const bool synced = ::fsync(fd) == 0;
-    const int sync_errno = errno;
-    ::close(fd);
-    if (!synced) fail_io(path_for_messages, "fsync of '" + name_ + "'", sync_errno);
-    if (std::rename(name_.c_str(), final_name.c_str()) != 0) {
-      fail_io(path_for_messages, "renaming '" + name_ + "' to '" + final_name + "'", errno);
-    }
-    committed_ = true;
-  }
-
- private:
-  std::string name_;
-  bool committed_ = false;
-};
 
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
@@ -266,7 +87,7 @@ void validate(const std::string& path, const PlotFile& plot) {
 // The two files
 
 void write_athdf(const std::string& path, const std::string& tmp_name, const PlotFile& plot) {
-  const Hdf5Writer w(path);
+  const detail::Hdf5File w("write plot file", path);
   const std::size_t nblocks = plot.blocks.size();
   const std::size_t n = static_cast<std::size_t>(plot.block_size);
 
@@ -423,14 +244,14 @@ std::string plot_file_name(const std::string& dir, const std::string& problem, i
 
 void write_plot_file(const std::string& path, const PlotFile& plot) {
   validate(path, plot);
-  const QuietHdf5Errors quiet;
+  const detail::QuietHdf5Errors quiet;
   // The .athdf goes into place first, so a visible .xdmf never refers to a missing file.
-  TempFile athdf(path + ".tmp");
-  TempFile xdmf(path + ".xdmf.tmp");
+  TempFile athdf(path + ".tmp", "plot file");
+  TempFile xdmf(path + ".xdmf.tmp", "plot file");
   write_athdf(path, athdf.name(), plot);
   write_xdmf(path, xdmf.name(), plot);
-  athdf.commit(path, path);
-  xdmf.commit(path + ".xdmf", path + ".xdmf");
+  athdf.commit(path);
+  xdmf.commit(path + ".xdmf");
 }
 
 }  // namespace tessera::io

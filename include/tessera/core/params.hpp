@@ -63,6 +63,10 @@ class Params {
 
   void set(const ParamSpec& spec, ParamValue value);
 
+  // Every key, in schema order, and its value (for comparing two parameter sets).
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+  const ParamValue& value(std::string_view name) const;
+
  private:
   const ParamValue& get(std::string_view name, ParamType type) const;
   std::vector<ParamSpec> specs_;  // in insertion order

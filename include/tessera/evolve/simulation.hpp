@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,11 +15,28 @@
 #include "tessera/evolve/flux_register.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/evolve/refinement.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::evolve {
 
+// Why run() returned. Exit codes of `tessera run` (docs/user_guide.md, "Exit codes").
+enum class StopReason {
+  kFinished = 0,   // t_end or max_steps reached
+  kWallTime = 10,  // run.wall_time would have been exceeded: checkpoint written
+  kSignal = 11,    // SIGTERM, SIGUSR1 or a first SIGINT: checkpoint written
+};
+
+// What the job around a run provides: when it started (run.wall_time counts from there)
+// and a poll for a stop request (a caught signal's number, or 0).
+struct RunControl {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::function<int()> stop_signal;
+};
+
 struct RunSummary {
+  StopReason stop = StopReason::kFinished;
+  std::string checkpoint;  // the last checkpoint written ("" when none)
   long steps = 0;
   double time = 0;
   double wall_seconds = 0;
@@ -32,8 +51,15 @@ class Simulation {
 
   // Sets the initial conditions (called by run() when not done yet).
   void initialize();
-  // Steps to run.t_end (or run.max_steps), writing plot files and the log.
-  RunSummary run();
+  // Continues from a checkpoint instead: mesh, data and loop state. The parameters given
+  // to the constructor must be restart_params() of it.
+  void restart(const io::CheckpointReader& checkpoint);
+  // Steps to run.t_end (or run.max_steps), writing plot files, checkpoints and the log;
+  // returns early, after writing a checkpoint, on a stop request or at the wall-time limit.
+  // On a numerical failure it writes a diagnostic plot file and rethrows.
+  RunSummary run(const RunControl& control = {});
+  // Writes a checkpoint of the current state now; returns its path.
+  std::string write_checkpoint();
 
   const Params& params() const { return params_; }
   const mesh::Mesh& mesh() const { return *mesh_; }
@@ -64,6 +90,9 @@ class Simulation {
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
   void advance(int level, double dt, double coarse_weight);
   void write_plot(int index);
+  void write_failure_plot() const;
+  void prune_checkpoints(const std::string& newest) const;
+  std::size_t checkpoint_bytes() const;
   std::string level_summary() const;
   void log_device_summary(long long updates) const;
   std::string machine_summary(const RunSummary& run) const;
@@ -92,6 +121,15 @@ class Simulation {
   double time_ = 0;
   long step_ = 0;
   bool initialized_ = false;
+  bool restarted_ = false;
+  // Loop state that a checkpoint carries (io::CheckpointState).
+  int plot_index_ = 0;
+  double next_plot_ = 0;
+  long last_plot_step_ = -1;
+  double next_checkpoint_ = 0;
+  std::array<double, 5> totals0_{};
+  long last_checkpoint_step_ = -1;
+  double checkpoint_rate_ = 0;  // bytes/s of the last checkpoint write (0: none yet)
 };
 
 }  // namespace tessera::evolve

@@ -1,0 +1,83 @@
+// Checkpoints: everything a run needs to continue bit for bit (docs/checkpoints.md gives
+// the layout). Written at root-step boundaries, where every level has reached the same
+// time, so no flux register holds data and no old-time state is read before being
+// rewritten: the current state of each level and the loop state below are the whole story.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::io {
+
+inline constexpr const char* kCheckpointFormat = "tessera-checkpoint";
+inline constexpr int kCheckpointFormatVersion = 1;
+
+// The time loop's state besides the mesh data.
+struct CheckpointState {
+  double time = 0;
+  std::int64_t step = 0;
+  std::vector<std::int64_t> level_steps;  // steps taken by each level
+  std::vector<double> level_max_speed;    // last signal speed per level (sets the next dt)
+  std::int64_t plot_index = 0;            // index of the next plot file
+  double next_plot_time = 0;
+  std::int64_t last_plot_step = 0;
+  double next_checkpoint_time = 0;
+  std::int64_t cell_updates = 0;
+  std::int64_t regrid_count = 0;
+  std::int64_t floored = 0;
+  std::array<double, 5> initial_totals{};  // conserved totals at t = 0 (for the log)
+};
+
+// What a checkpoint says about itself, read before anything else.
+struct CheckpointHeader {
+  int format_version = 0;
+  std::string code_version;
+  std::string precision;
+  std::string problem;
+  std::string parameters;  // effective parameters (TOML) of the run that wrote it
+  double time = 0;
+  std::int64_t step = 0;
+};
+
+// "<dir>/<problem>.chk.<step, 8 digits>.h5"
+std::string checkpoint_file_name(const std::string& dir, const std::string& problem,
+                                 std::int64_t step);
+// Complete checkpoints of `problem` in `dir` (final names only; a temporary name is never
+// listed), ordered by step, oldest first.
+std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& problem);
+
+// Writes under a temporary name, syncs and renames: the previous checkpoint is intact
+// until the new one is complete. Throws Error(kIo) naming the file on failure.
+void write_checkpoint(const std::string& path, const mesh::Mesh& mesh,
+                      const CheckpointHeader& header, const CheckpointState& state);
+
+// Opens a checkpoint and checks what it is before anything is trusted. Errors:
+// kInput for a file that is not a Tessera checkpoint of this format version and precision;
+// kIo for an unreadable, truncated or corrupt file (checksum mismatch, missing dataset).
+class CheckpointReader {
+ public:
+  explicit CheckpointReader(std::string path);
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+
+  const std::string& path() const { return path_; }
+  const CheckpointHeader& header() const { return header_; }
+  CheckpointState state() const;
+  // The families above the root, as mesh::Mesh takes them.
+  mesh::Hierarchy hierarchy() const;
+  // Fills the current time level of every patch of `mesh`, which must have been built from
+  // hierarchy() with the checkpoint's geometry (checked patch by patch).
+  void read_data(mesh::Mesh& mesh) const;
+
+ private:
+  std::string path_;
+  long long file_ = -1;  // hid_t
+  CheckpointHeader header_;
+};
+
+}  // namespace tessera::io

@@ -1,0 +1,385 @@
+// Checkpoint writer and reader (layout: docs/checkpoints.md). Every dataset is chunked with
+// the Fletcher32 checksum filter and the file uses the HDF5 1.8 format, whose object headers
+// (where the attributes live) carry their own checksums; the reader checks the format, its
+// version, the precision and the shape of everything before it trusts a number.
+#include "tessera/io/checkpoint.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cinttypes>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/io/hdf5_util.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/core/real.hpp"
+
+namespace tessera::io {
+
+using detail::Handle;
+using detail::Hdf5File;
+
+namespace {
+
+constexpr hsize_t kPatchesPerChunk = 64;  // 1.3 MB of double data per chunk, 5 variables
+constexpr const char* kChkInfix = ".chk.";
+constexpr const char* kChkSuffix = ".h5";
+
+// Patches of a level are contiguous in the mesh (levels are built in order), so each
+// level's data is one slab of the pool: written and read with no copy.
+std::pair<int, int> level_patch_range(const mesh::Mesh& m, int level) {
+  const auto& groups = m.groups(level);
+  if (groups.empty()) return {0, 0};
+  return {groups.front(), static_cast<int>(groups.size()) * mesh::kFamilySize};
+}
+
+std::string level_name(const char* prefix, int level) {
+  return std::string(prefix) + std::to_string(level);
+}
+
+// Reading: the failing step becomes Error(kIo) ("cannot read checkpoint ..."), or kInput
+// for a file that is readable but not what this build can continue from.
+class Reader : public Hdf5File {
+ public:
+  explicit Reader(const std::string& path) : Hdf5File("read checkpoint", path) {}
+
+  [[noreturn]] void incompatible(const std::string& what) const {
+    throw Error(ErrorKind::kInput, "cannot restart from '" + path() + "': " + what);
+  }
+  [[noreturn]] void corrupt(const std::string& what) const {
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path() + "': " + what);
+  }
+
+  std::string string_attribute(hid_t loc, const char* name) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle type = own(H5Aget_type(attr.get()), H5Tclose, step);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+      corrupt(std::string("attribute '") + name + "' is not a fixed-length string");
+    std::vector<char> buf(H5Tget_size(type.get()) + 1, '\0');
+    check(H5Aread(attr.get(), type.get(), buf.data()), step);
+    return std::string(buf.data());
+  }
+
+  template <class T>
+  T scalar_attribute(hid_t loc, const char* name, hid_t mem_type) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle space = own(H5Aget_space(attr.get()), H5Sclose, step);
+    if (H5Sget_simple_extent_npoints(space.get()) != 1)
+      corrupt(std::string("attribute '") + name + "' is not a single value");
+    T value{};
+    check(H5Aread(attr.get(), mem_type, &value), step);
+    return value;
+  }
+
+  // Reads a checksummed dataset of exactly `dims` into `out` (converted to mem_type).
+  void dataset(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
+               void* out) const {
+    const std::string step = "reading dataset '" + name + "'";
+    if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0)
+      corrupt("dataset '" + name + "' is missing");
+    Handle set = own(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose, step);
+    Handle space = own(H5Dget_space(set.get()), H5Sclose, step);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    std::vector<hsize_t> have(std::max(rank, 0));
+    if (rank < 0 || H5Sget_simple_extent_dims(space.get(), have.data(), nullptr) < 0) fail(step);
+    if (have != dims) {
+      auto text = [](const std::vector<hsize_t>& d) {
+        std::string s;
+        for (std::size_t i = 0; i < d.size(); ++i)
+          s += (i ? " x " : "") + std::to_string(static_cast<unsigned long long>(d[i]));
+        return s.empty() ? std::string("scalar") : s;
+      };
+      corrupt("dataset '" + name + "' has shape " + text(have) + ", expected " + text(dims));
+    }
+    Handle dcpl = own(H5Dget_create_plist(set.get()), H5Pclose, step);
+    unsigned flags = 0, config = 0;
+    std::size_t nelmts = 0;
+    if (H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelmts, nullptr, 0,
+                             nullptr, &config) < 0)
+      corrupt("dataset '" + name + "' carries no Fletcher32 checksum");
+    hsize_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    if (count == 0) return;
+    if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+      const std::string detail = detail::hdf5_error_detail();
+      corrupt("dataset '" + name + "' failed its checksum or could not be read" +
+              (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+    }
+  }
+
+  template <class T>
+  T one(hid_t loc, const std::string& name, hid_t mem_type) const {
+    T value{};
+    dataset(loc, name, mem_type, {1}, &value);
+    return value;
+  }
+};
+
+}  // namespace
+
+std::string checkpoint_file_name(const std::string& dir, const std::string& problem,
+                                 std::int64_t step) {
+  const std::string name =
+      problem + kChkInfix + strprintf("%08" PRId64, static_cast<std::int64_t>(step)) + kChkSuffix;
+  if (dir.empty()) return name;
+  return dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& problem) {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<long long, std::string>> found;
+  std::error_code ec;
+  const std::string prefix = problem + kChkInfix;
+  for (fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // "<problem>.chk.<digits>.h5" exactly: temporaries ("....h5.tmp.<pid>") never match.
+    if (name.size() <= prefix.size() + 3 || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - 3, 3, kChkSuffix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 3);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
+    if (!it->is_regular_file(ec)) continue;
+    found.push_back({std::stoll(digits), it->path().string()});
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
+}
+
+void write_checkpoint(const std::string& path, const mesh::Mesh& m, const CheckpointHeader& header,
+                      const CheckpointState& state) {
+  const detail::QuietHdf5Errors quiet;
+  // The process id keeps two runs writing into one directory from sharing a temporary.
+  detail::TempFile tmp(path + strprintf(".tmp.%ld", static_cast<long>(::getpid())), "checkpoint");
+  {
+    const Hdf5File w("write checkpoint", path);
+    const int nlev = m.num_levels();
+    if (static_cast<int>(state.level_steps.size()) < nlev ||
+        static_cast<int>(state.level_max_speed.size()) < nlev)
+      throw Error(ErrorKind::kInternal, "checkpoint state has fewer levels than the mesh");
+
+    // HDF5 1.8 format: checksummed superblock and object headers (so the attributes are
+    // covered too) and dense storage for a long Parameters attribute.
+    Handle fapl = w.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate");
+    w.check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
+            "H5Pset_libver_bounds");
+    w.check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
+    Handle file = w.own(H5Fcreate(tmp.name().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+                        H5Fclose, "creating '" + tmp.name() + "'");
+    const hid_t f = file.get();
+
+    // Self-description, for the reader's checks and for people running h5dump -A.
+    w.string_attribute(f, "Format", kCheckpointFormat);
+    const int version = kCheckpointFormatVersion;
+    w.attribute(f, "FormatVersion", H5T_STD_I32LE, H5T_NATIVE_INT, {}, &version);
+    w.string_attribute(f, "CodeVersion", header.code_version);
+    w.string_attribute(f, "Precision", kPrecisionName);
+    w.string_attribute(f, "Problem", header.problem);
+    w.string_attribute(f, "Parameters", header.parameters);
+    w.attribute(f, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &state.time);
+    w.attribute(f, "Step", H5T_STD_I64LE, H5T_NATIVE_INT64, {}, &state.step);
+    w.attribute(f, "NumLevels", H5T_STD_I32LE, H5T_NATIVE_INT, {}, &nlev);
+    w.string_array_attribute(f, "Variables", {"dens", "mom1", "mom2", "mom3", "engy"});
+
+    // Loop state: one checksummed dataset per quantity.
+    Handle st = w.group(f, "state");
+    const hid_t s = st.get();
+    auto f64 = [&](const char* name, const double* v, hsize_t n) {
+      w.checked_dataset(s, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {n}, v, n);
+    };
+    auto i64 = [&](const char* name, const std::int64_t* v, hsize_t n) {
+      w.checked_dataset(s, name, H5T_STD_I64LE, H5T_NATIVE_INT64, {n}, v, n);
+    };
+    f64("time", &state.time, 1);
+    i64("step", &state.step, 1);
+    i64("level_steps", state.level_steps.data(), nlev);
+    f64("level_max_speed", state.level_max_speed.data(), nlev);
+    i64("plot_index", &state.plot_index, 1);
+    f64("next_plot_time", &state.next_plot_time, 1);
+    i64("last_plot_step", &state.last_plot_step, 1);
+    f64("next_checkpoint_time", &state.next_checkpoint_time, 1);
+    i64("cell_updates", &state.cell_updates, 1);
+    i64("regrid_count", &state.regrid_count, 1);
+    i64("floored", &state.floored, 1);
+    f64("initial_totals", state.initial_totals.data(), 5);
+
+    // The octree: the parent coordinates of every family above the root (what rebuilds
+    // the mesh in the same order), and every patch's level and corner (what the reader
+    // checks the rebuilt mesh against, and what analysis tools read).
+    Handle mg = w.group(f, "mesh");
+    const auto& geo = m.geometry();
+    w.checked_dataset(mg.get(), "root_cells", H5T_STD_I32LE, H5T_NATIVE_INT, {3},
+                      geo.root_cells.data(), 3);
+    w.checked_dataset(mg.get(), "xmin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {3}, geo.xmin.data(), 3);
+    w.checked_dataset(mg.get(), "xmax", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {3}, geo.xmax.data(), 3);
+    const mesh::Hierarchy h = m.hierarchy();
+    for (int level = 1; level < nlev; ++level) {
+      const auto& parents = h[level - 1];
+      w.checked_dataset(mg.get(), level_name("parents_level_", level).c_str(), H5T_STD_I32LE,
+                        H5T_NATIVE_INT, {parents.size(), 3}, parents.data(), 4096);
+    }
+    const std::size_t np = m.num_patches();
+    std::vector<int> levels(np), corners(3 * np);
+    for (std::size_t p = 0; p < np; ++p) {
+      levels[p] = m.patch(static_cast<int>(p)).level;
+      for (int d = 0; d < 3; ++d) corners[3 * p + d] = m.patch(static_cast<int>(p)).corner[d];
+    }
+    w.checked_dataset(mg.get(), "levels", H5T_STD_I32LE, H5T_NATIVE_INT, {np}, levels.data(),
+                      65536);
+    w.checked_dataset(mg.get(), "corners", H5T_STD_I32LE, H5T_NATIVE_INT, {np, 3}, corners.data(),
+                      65536);
+
+    // Field data: the current time level of each level, conserved variables, in the
+    // build's precision [patch][var][z][y][x].
+    Handle dg = w.group(f, "data");
+    const hsize_t n = mesh::kPatchSize;
+    for (int level = 0; level < nlev; ++level) {
+      const auto [first, count] = level_patch_range(m, level);
+      w.checked_dataset(dg.get(), level_name("level_", level).c_str(), detail::real_type(),
+                        detail::real_type(),
+                        {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
+                        m.data(m.current_slot(level), first), kPatchesPerChunk);
+    }
+    w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
+    st.close();
+    mg.close();
+    dg.close();
+    w.check(file.close(), "H5Fclose");
+  }
+  tmp.commit(path);
+}
+
+CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec))
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path_ + "': no such file");
+  if (H5Fis_hdf5(path_.c_str()) <= 0)
+    r.corrupt("not an HDF5 file, or a truncated one (HDF5: " + detail::hdf5_error_detail() + ")");
+  file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0)
+    r.corrupt("the file cannot be opened: truncated or damaged (HDF5: " +
+              detail::hdf5_error_detail() + ")");
+  const hid_t f = static_cast<hid_t>(file_);
+  if (H5Aexists(f, "Format") <= 0 || r.string_attribute(f, "Format") != kCheckpointFormat)
+    r.incompatible("not a Tessera checkpoint (a plot file or another program's HDF5 file?)");
+  header_.format_version = r.scalar_attribute<int>(f, "FormatVersion", H5T_NATIVE_INT);
+  header_.code_version = r.string_attribute(f, "CodeVersion");
+  if (header_.format_version != kCheckpointFormatVersion)
+    r.incompatible(
+        strprintf("checkpoint format version %d (written by Tessera %s); this "
+                  "build reads version %d",
+                  header_.format_version, header_.code_version.c_str(), kCheckpointFormatVersion));
+  header_.precision = r.string_attribute(f, "Precision");
+  if (header_.precision != kPrecisionName)
+    r.incompatible("written by a " + header_.precision + "-precision build; this build is " +
+                   kPrecisionName + " precision (TESSERA_PRECISION): restart with a " +
+                   header_.precision + "-precision build");
+  header_.problem = r.string_attribute(f, "Problem");
+  header_.parameters = r.string_attribute(f, "Parameters");
+  header_.time = r.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
+  header_.step = r.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
+}
+
+CheckpointReader::~CheckpointReader() {
+  if (file_ >= 0) H5Fclose(static_cast<hid_t>(file_));
+}
+
+CheckpointState CheckpointReader::state() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_);
+  const hid_t f = static_cast<hid_t>(file_);
+  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
+  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  CheckpointState s;
+  s.time = header_.time;
+  s.step = header_.step;
+  s.level_steps.resize(nlev);
+  s.level_max_speed.resize(nlev);
+  r.dataset(f, "state/level_steps", H5T_NATIVE_INT64, {hsize_t(nlev)}, s.level_steps.data());
+  r.dataset(f, "state/level_max_speed", H5T_NATIVE_DOUBLE, {hsize_t(nlev)},
+            s.level_max_speed.data());
+  s.plot_index = r.one<std::int64_t>(f, "state/plot_index", H5T_NATIVE_INT64);
+  s.next_plot_time = r.one<double>(f, "state/next_plot_time", H5T_NATIVE_DOUBLE);
+  s.last_plot_step = r.one<std::int64_t>(f, "state/last_plot_step", H5T_NATIVE_INT64);
+  s.next_checkpoint_time = r.one<double>(f, "state/next_checkpoint_time", H5T_NATIVE_DOUBLE);
+  s.cell_updates = r.one<std::int64_t>(f, "state/cell_updates", H5T_NATIVE_INT64);
+  s.regrid_count = r.one<std::int64_t>(f, "state/regrid_count", H5T_NATIVE_INT64);
+  s.floored = r.one<std::int64_t>(f, "state/floored", H5T_NATIVE_INT64);
+  r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {5}, s.initial_totals.data());
+  return s;
+}
+
+mesh::Hierarchy CheckpointReader::hierarchy() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_);
+  const hid_t f = static_cast<hid_t>(file_);
+  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
+  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  mesh::Hierarchy h(nlev - 1);
+  for (int level = 1; level < nlev; ++level) {
+    const std::string name = "mesh/" + level_name("parents_level_", level);
+    if (H5Lexists(f, name.c_str(), H5P_DEFAULT) <= 0)
+      r.corrupt("dataset '" + name + "' is missing");
+    Handle set = r.own(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name);
+    Handle space = r.own(H5Dget_space(set.get()), H5Sclose, "opening " + name);
+    hsize_t dims[2] = {0, 0};
+    if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+        H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || dims[1] != 3)
+      r.corrupt("dataset '" + name + "' is not an N x 3 array");
+    h[level - 1].resize(dims[0]);
+    r.dataset(f, name, H5T_NATIVE_INT, {dims[0], 3}, h[level - 1].data());
+  }
+  return h;
+}
+
+void CheckpointReader::read_data(mesh::Mesh& m) const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_);
+  const hid_t f = static_cast<hid_t>(file_);
+  const auto& geo = m.geometry();
+  std::array<int, 3> root{};
+  std::array<double, 3> lo{}, hi{};
+  r.dataset(f, "mesh/root_cells", H5T_NATIVE_INT, {3}, root.data());
+  r.dataset(f, "mesh/xmin", H5T_NATIVE_DOUBLE, {3}, lo.data());
+  r.dataset(f, "mesh/xmax", H5T_NATIVE_DOUBLE, {3}, hi.data());
+  if (root != geo.root_cells || lo != geo.xmin || hi != geo.xmax)
+    r.corrupt("its mesh geometry (root cells, domain) disagrees with its own parameters");
+  const std::size_t np = m.num_patches();
+  std::vector<int> levels(np), corners(3 * np);
+  r.dataset(f, "mesh/levels", H5T_NATIVE_INT, {np}, levels.data());
+  r.dataset(f, "mesh/corners", H5T_NATIVE_INT, {np, 3}, corners.data());
+  for (std::size_t p = 0; p < np; ++p) {
+    const auto& meta = m.patch(static_cast<int>(p));
+    if (levels[p] != meta.level || corners[3 * p] != meta.corner[0] ||
+        corners[3 * p + 1] != meta.corner[1] || corners[3 * p + 2] != meta.corner[2])
+      r.corrupt(strprintf("patch %zu of the rebuilt octree does not match the stored one", p));
+  }
+  const hsize_t n = mesh::kPatchSize;
+  for (int level = 0; level < m.num_levels(); ++level) {
+    const auto [first, count] = level_patch_range(m, level);
+    const std::string name = "data/" + level_name("level_", level);
+    // A file whose attribute was edited but whose data has the other precision.
+    if (H5Lexists(f, name.c_str(), H5P_DEFAULT) > 0) {
+      Handle set = r.own(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name);
+      Handle type = r.own(H5Dget_type(set.get()), H5Tclose, "opening " + name);
+      if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != sizeof(Real))
+        r.incompatible("dataset '" + name + "' does not hold " + kPrecisionName +
+                       "-precision numbers");
+    }
+    r.dataset(f, name, detail::real_type(),
+              {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
+              m.data(m.current_slot(level), first));
+  }
+}
+
+}  // namespace tessera::io

@@ -1,0 +1,257 @@
+// HDF5 and file plumbing shared by the plot-file and checkpoint writers and the checkpoint
+// reader: RAII identifiers, quiet error stacks turned into tessera::Error, and temporary
+// files that are synced and renamed into place (a crash never leaves a partial file under
+// a final name).
+#pragma once
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/real.hpp"
+
+namespace tessera::io::detail {
+
+// The floating-point type of field data: the native Real, so a single-precision build
+// writes float without a conversion pass.
+inline hid_t real_type() {
+  return std::is_same_v<Real, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_FLOAT;
+}
+
+// Owns one HDF5 identifier and closes it with the matching H5?close, so that every exit
+// path, exceptions included, releases it. close() reports the status where it matters.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& other) noexcept
+      : id_(std::exchange(other.id_, H5I_INVALID_HID)), closer_(other.closer_) {}
+  Handle& operator=(Handle&&) = delete;
+  ~Handle() {
+    if (id_ >= 0) closer_(id_);
+  }
+  hid_t get() const { return id_; }
+  herr_t close() { return id_ >= 0 ? closer_(std::exchange(id_, H5I_INVALID_HID)) : 0; }
+
+ private:
+  hid_t id_;
+  Closer closer_;
+};
+
+// HDF5 prints its error stack to stderr by default; Tessera reports errors through
+// tessera::Error instead, so printing is off while a reader or writer runs and restored
+// afterwards (other code of the process may rely on the default).
+class QuietHdf5Errors {
+ public:
+  QuietHdf5Errors() {
+    saved_ok_ = H5Eget_auto2(H5E_DEFAULT, &func_, &data_) >= 0;
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
+  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
+  ~QuietHdf5Errors() {
+    if (saved_ok_) H5Eset_auto2(H5E_DEFAULT, func_, data_);
+  }
+
+ private:
+  H5E_auto2_t func_ = nullptr;
+  void* data_ = nullptr;
+  bool saved_ok_ = false;
+};
+
+// Walking downward ends at the function that detected the error, whose description is
+// the informative one ("unable to open file: name = ..., errno = 2, ...").
+inline herr_t keep_innermost(unsigned, const H5E_error2_t* error, void* out) {
+  if (error->desc != nullptr && error->desc[0] != '\0') {
+    *static_cast<std::string*>(out) = error->desc;
+  }
+  return 0;
+}
+
+// The innermost message of the current HDF5 error stack ("" when there is none). Must run
+// before any other HDF5 call, which would clear the stack.
+inline std::string hdf5_error_detail() {
+  std::string detail;
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost, &detail);
+  return detail;
+}
+
+// Checked HDF5 calls on one file: every failure becomes Error(kind) "cannot <verb>
+// <what> '<path>': <step> failed (HDF5: ...)".
+class Hdf5File {
+ public:
+  Hdf5File(std::string verb_what, std::string path, ErrorKind kind = ErrorKind::kIo)
+      : verb_what_(std::move(verb_what)), path_(std::move(path)), kind_(kind) {}
+
+  const std::string& path() const { return path_; }
+
+  [[noreturn]] void fail(const std::string& step) const {
+    const std::string detail = hdf5_error_detail();
+    std::string message = "cannot " + verb_what_ + " '" + path_ + "': " + step + " failed";
+    if (!detail.empty()) message += " (HDF5: " + detail + ")";
+    throw Error(kind_, message);
+  }
+  Handle own(hid_t id, Handle::Closer closer, const std::string& step) const {
+    if (id < 0) fail(step);
+    return Handle(id, closer);
+  }
+  void check(herr_t status, const std::string& step) const {
+    if (status < 0) fail(step);
+  }
+
+  Handle dataspace(const std::vector<hsize_t>& dims) const {
+    if (dims.empty()) return own(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
+    return own(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
+               "H5Screate_simple");
+  }
+
+  // Fixed-length, null-terminated strings of `length` characters: yt decodes attributes as
+  // bytes (attrs["Coordinates"].decode()), which h5py only returns for fixed-length types.
+  Handle string_type(std::size_t length) const {
+    Handle type = own(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+    check(H5Tset_size(type.get(), length + 1), "H5Tset_size");
+    check(H5Tset_strpad(type.get(), H5T_STR_NULLTERM), "H5Tset_strpad");
+    return type;
+  }
+
+  // `dims` empty: a scalar attribute.
+  void attribute(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+                 const std::vector<hsize_t>& dims, const void* data) const {
+    const std::string step = std::string("writing attribute '") + name + "'";
+    Handle space = dataspace(dims);
+    Handle attr = own(H5Acreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                      H5Aclose, step);
+    check(H5Awrite(attr.get(), mem_type, data), step);
+    check(attr.close(), step);
+  }
+  void string_attribute(hid_t loc, const char* name, const std::string& value) const {
+    Handle type = string_type(value.size());
+    attribute(loc, name, type.get(), type.get(), {}, value.c_str());
+  }
+  void string_array_attribute(hid_t loc, const char* name,
+                              const std::vector<std::string>& values) const {
+    std::size_t length = 0;
+    for (const std::string& v : values) length = std::max(length, v.size());
+    // One zero-filled slot of length + 1 bytes per string, the layout of a fixed-length array.
+    std::vector<char> packed(values.size() * (length + 1), '\0');
+    for (std::size_t n = 0; n < values.size(); ++n) {
+      std::copy(values[n].begin(), values[n].end(), packed.begin() + n * (length + 1));
+    }
+    Handle type = string_type(length);
+    attribute(loc, name, type.get(), type.get(), {values.size()}, packed.data());
+  }
+
+  // A contiguous dataset (plot files: what every reader handles).
+  void dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+               const std::vector<hsize_t>& dims, const void* data) const {
+    write_dataset(loc, name, file_type, mem_type, dims, data, H5P_DEFAULT);
+  }
+
+  // A chunked dataset with the Fletcher32 checksum filter: a read of a chunk whose bytes
+  // changed fails instead of returning them. Chunks hold up to `chunk_rows` entries of the
+  // first dimension (the whole dataset when it is smaller).
+  void checked_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+                       const std::vector<hsize_t>& dims, const void* data,
+                       hsize_t chunk_rows = 1) const {
+    const std::string step = std::string("creating dataset '") + name + "'";
+    Handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, step);
+    std::vector<hsize_t> chunk = dims;
+    if (!chunk.empty()) chunk[0] = std::max<hsize_t>(1, std::min(chunk[0], chunk_rows));
+    for (hsize_t& c : chunk) c = std::max<hsize_t>(c, 1);  // empty levels still get a chunk
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), step);
+    check(H5Pset_fletcher32(dcpl.get()), step);
+    write_dataset(loc, name, file_type, mem_type, dims, data, dcpl.get());
+  }
+
+  Handle group(hid_t loc, const char* name) const {
+    return own(H5Gcreate2(loc, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose,
+               std::string("creating group '") + name + "'");
+  }
+
+ private:
+  void write_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+                     const std::vector<hsize_t>& dims, const void* data, hid_t dcpl) const {
+    const std::string step = std::string("writing dataset '") + name + "'";
+    Handle space = dataspace(dims);
+    Handle set = own(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                     H5Dclose, step);
+    hsize_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    if (count > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), step);
+    check(set.close(), step);
+  }
+
+  std::string verb_what_;
+  std::string path_;
+  ErrorKind kind_;
+};
+
+// error_number 0 (a stream that failed without setting errno) gives no misleading "Success".
+[[noreturn]] inline void fail_io(const std::string& what, const std::string& path,
+                                 const std::string& step, int error_number) {
+  throw Error(ErrorKind::kIo,
+              "cannot write " + what + " '" + path + "': " + step + " failed (" +
+                  (error_number != 0 ? std::strerror(error_number) : "stream error") + ")");
+}
+
+inline std::string parent_directory(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Removes a temporary file unless it was renamed into place, so that a failed write leaves
+// neither a partial final file nor a stray temporary behind.
+class TempFile {
+ public:
+  // `what` names the kind of file in error messages ("plot file", "checkpoint").
+  TempFile(std::string name, std::string what) : name_(std::move(name)), what_(std::move(what)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() {
+    // unlink, not remove(): never deletes a directory that happens to have this name.
+    if (!committed_) ::unlink(name_.c_str());
+  }
+  const std::string& name() const { return name_; }
+
+  // fsync before rename: otherwise a system crash soon after the rename can leave the final
+  // name pointing at an empty or truncated file on common file systems; fsync of the
+  // directory afterwards makes the rename itself durable.
+  void commit(const std::string& final_name) {
+    const int fd = ::open(name_.c_str(), O_RDONLY);
+    if (fd < 0) fail_io(what_, final_name, "opening '" + name_ + "' to sync it", errno);
+    const bool synced = ::fsync(fd) == 0;
+    const int sync_errno = errno;
+    ::close(fd);
+    if (!synced) fail_io(what_, final_name, "fsync of '" + name_ + "'", sync_errno);
+    if (std::rename(name_.c_str(), final_name.c_str()) != 0) {
+      fail_io(what_, final_name, "renaming '" + name_ + "' to '" + final_name + "'", errno);
+    }
+    committed_ = true;
+    // Best effort: some file systems refuse fsync on directories, and the data is in place.
+    const int dir = ::open(parent_directory(final_name).c_str(), O_RDONLY | O_DIRECTORY);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+  }
+
+ private:
+  std::string name_;
+  std::string what_;
+  bool committed_ = false;
+};
+
+}  // namespace tessera::io::detail
