@@ -3,8 +3,10 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <memory>
 
 #include "src/app/signals.hpp"
+#include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
@@ -13,7 +15,9 @@
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/mesh/mesh.hpp"
 
 namespace tessera::app {
 
@@ -57,6 +61,54 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   create_problem(params);
   std::printf("# %s: parameters are valid (%lld root cells)\n%s", file.c_str(),
               geometry.root_cell_count(), params.to_toml().c_str());
+  return 0;
+}
+
+int command_verify(const std::string& path) {
+  const io::CheckpointReader checkpoint(path);
+  const Params params = load_params_from_string(
+      checkpoint.header().parameters, "checkpoint '" + path + "'", {}, parameter_schema());
+  const io::CheckpointState state = checkpoint.state();
+  std::unique_ptr<mesh::Mesh> m;
+  try {
+    m = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params), kernels::kNumHydroVars,
+                                     checkpoint.hierarchy());
+  } catch (const Error& e) {
+    throw Error(ErrorKind::kIo,
+                "cannot read checkpoint '" + path + "': its octree is inconsistent: " + e.what());
+  }
+  checkpoint.read_data(*m);
+  std::printf(
+      "%s: Tessera checkpoint format %d, written by Tessera %s\n"
+      "problem %s, step %lld, t = %.17g\n"
+      "%d levels, %d patches, %lld leaf cells; every dataset read and its checksum verified\n",
+      path.c_str(), checkpoint.header().format_version, checkpoint.header().code_version.c_str(),
+      checkpoint.header().problem.c_str(), static_cast<long long>(state.step), state.time,
+      m->num_levels(), m->num_patches(), m->num_leaf_cells());
+  return 0;
+}
+
+int command_analytic(const std::string& file, const std::vector<std::string>& overrides,
+                     double time) {
+  const Params params = load_run_params(file, overrides);
+  const auto problem = create_problem(params);
+  const std::string& name = params.string("problem.name");
+  char line[512];
+  long n = 0;
+  while (std::fgets(line, sizeof line, stdin)) {
+    ++n;
+    double x[3], h;
+    if (std::sscanf(line, "%lf %lf %lf %lf", &x[0], &x[1], &x[2], &h) != 4 || !(h > 0))
+      throw Error(ErrorKind::kInput,
+                  strprintf("standard input, line %ld: expected \"x y z h\" (cell centre and "
+                            "width > 0)",
+                            n));
+    const auto rho = problem->analytic_density(CellBox::around({x[0], x[1], x[2]}, h), time);
+    if (!rho)
+      throw Error(ErrorKind::kInput,
+                  "problem '" + name + "' has no analytic solution (sod and sedov have one)");
+    std::printf("%.17g\n", *rho);
+  }
   return 0;
 }
 

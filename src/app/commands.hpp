@@ -12,6 +12,12 @@ namespace tessera::app {
 int command_run(const std::string& file, const std::vector<std::string>& overrides,
                 const std::string& restart, std::chrono::steady_clock::time_point start);
 int command_check(const std::string& file, const std::vector<std::string>& overrides);
+// Reads every dataset of a checkpoint (checksums included) and prints what it holds.
+int command_verify(const std::string& checkpoint);
+// Prints the analytic density of the problem of `file` at time t for each cell "x y z h"
+// (centre and width) read from standard input, one value per line.
+int command_analytic(const std::string& file, const std::vector<std::string>& overrides,
+                     double time);
 int command_problems();
 int command_params();
 std::string version_text();

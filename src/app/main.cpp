@@ -31,6 +31,17 @@ int main(int argc, char** argv) {
                   "continue from a checkpoint: its path, or 'latest' (the newest usable one "
                   "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
                   "may change");
+  std::string checkpoint;
+  auto* verify = app.add_subcommand(
+      "verify", "read a checkpoint completely, verify its checksums and print what it holds");
+  verify->add_option("checkpoint", checkpoint, "checkpoint file (.h5)")->required();
+  double time = 0;
+  auto* analytic = app.add_subcommand(
+      "analytic",
+      "print the analytic density at time t for each cell \"x y z h\" read from standard input");
+  analytic->add_option("file", file, "parameter file (TOML)")->required();
+  analytic->add_option("overrides", overrides, "section.key=value overrides");
+  analytic->add_option("--time", time, "simulation time")->required();
   auto* problems = app.add_subcommand("problems", "list the problems with a description");
   auto* params = app.add_subcommand("params", "print the parameter reference (Markdown)");
 
@@ -43,6 +54,8 @@ int main(int argc, char** argv) {
   try {
     if (*run) return tessera::app::command_run(file, overrides, restart, start);
     if (*check) return tessera::app::command_check(file, overrides);
+    if (*verify) return tessera::app::command_verify(checkpoint);
+    if (*analytic) return tessera::app::command_analytic(file, overrides, time);
     if (*problems) return tessera::app::command_problems();
     if (*params) return tessera::app::command_params();
   } catch (const tessera::Error& e) {

@@ -1,0 +1,243 @@
+// A checkpoint that is not what it should be gives a clear error of the documented kind,
+// never a crash or a silently wrong restart: truncated, flipped bytes in a dataset, a
+// missing dataset, another format version, another precision, not a checkpoint at all.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "kernels/hydro_state.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/io/checkpoint.hpp"
+#include "tessera/io/plot_output.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+mesh::Geometry small_geometry() {
+  mesh::Geometry g;
+  g.root_cells = {16, 16, 16};
+  g.xmin = {0, 0, 0};
+  g.xmax = {1, 1, 1};
+  return g;
+}
+
+// A refined 16^3 mesh with recognisable data in both levels.
+std::unique_ptr<mesh::Mesh> sample_mesh() {
+  auto m = std::make_unique<mesh::Mesh>(small_geometry(), kernels::kNumHydroVars,
+                                        mesh::Hierarchy{{{0, 0, 0}, {1, 1, 1}}});
+  for (int p = 0; p < m->num_patches(); ++p)
+    for (std::size_t i = 0; i < m->patch_reals(); ++i)
+      m->current(p)[i] = Real(1 + 0.001 * p + 1e-7 * double(i));
+  return m;
+}
+
+io::CheckpointState sample_state(const mesh::Mesh& m) {
+  io::CheckpointState s;
+  s.time = 0.125;
+  s.step = 42;
+  s.level_steps.assign(mesh::kMaxLevels, 0);
+  s.level_steps[0] = 42, s.level_steps[1] = 84;
+  s.level_max_speed.assign(m.num_levels(), 1.5);
+  s.next_plot_time = 0.2;
+  s.initial_totals = {1, 2, 3, 4, 5};
+  return s;
+}
+
+class CheckpointFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tessera_ckpt_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "run.chk.00000042.h5").string();
+    mesh_ = sample_mesh();
+    io::CheckpointHeader h;
+    h.code_version = "test";
+    h.problem = "uniform";
+    h.parameters = "[run]\nt_end = 1\n";
+    io::write_checkpoint(path_, *mesh_, h, sample_state(*mesh_));
+  }
+
+  // Opens, reads the state, rebuilds the mesh and reads the data: what a restart does.
+  void read_all() const {
+    const io::CheckpointReader r(path_);
+    (void)r.state();
+    mesh::Mesh m(small_geometry(), kernels::kNumHydroVars, r.hierarchy());
+    r.read_data(m);
+  }
+
+  // Expects read_all() to throw Error of `kind` whose message contains `text`.
+  void expect_error(ErrorKind kind, const std::string& text) const {
+    try {
+      read_all();
+      FAIL() << "no error reading " << path_;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), kind) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(path_), std::string::npos) << e.what();
+    }
+  }
+
+  void edit(const std::function<void(hid_t)>& f) const {
+    const hid_t file = H5Fopen(path_.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    f(file);
+    H5Fclose(file);
+  }
+
+  static void replace_string_attribute(hid_t file, const char* name, const std::string& value) {
+    H5Adelete(file, name);
+    const hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, value.size() + 1);
+    const hid_t space = H5Screate(H5S_SCALAR);
+    const hid_t attr = H5Acreate2(file, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(attr, type, value.c_str());
+    H5Aclose(attr), H5Sclose(space), H5Tclose(type);
+  }
+
+  fs::path dir_;
+  std::string path_;
+  std::unique_ptr<mesh::Mesh> mesh_;
+};
+
+TEST_F(CheckpointFile, RoundTripRestoresEverything) {
+  const io::CheckpointReader r(path_);
+  EXPECT_EQ(r.header().format_version, io::kCheckpointFormatVersion);
+  EXPECT_EQ(r.header().problem, "uniform");
+  EXPECT_EQ(r.header().parameters, "[run]\nt_end = 1\n");
+  EXPECT_EQ(r.header().step, 42);
+  const auto s = r.state();
+  EXPECT_EQ(s.time, 0.125);
+  EXPECT_EQ(s.level_steps[1], 84);
+  EXPECT_EQ(s.level_max_speed, std::vector<double>(2, 1.5));
+  EXPECT_EQ(s.initial_totals[4], 5.0);
+  EXPECT_EQ(r.hierarchy(), mesh_->hierarchy());
+  mesh::Mesh m(small_geometry(), kernels::kNumHydroVars, r.hierarchy());
+  r.read_data(m);
+  for (int p = 0; p < m.num_patches(); ++p)
+    ASSERT_EQ(std::memcmp(m.current(p), mesh_->current(p), m.patch_reals() * sizeof(Real)), 0)
+        << "patch " << p;
+}
+
+TEST_F(CheckpointFile, TruncatedFileIsAnIoError) {
+  fs::resize_file(path_, fs::file_size(path_) / 2);
+  expect_error(ErrorKind::kIo, "truncated");
+}
+
+TEST_F(CheckpointFile, FlippedBytesInDataFailTheChecksum) {
+  // Find the first chunk of level 1's data in the file and flip bytes in its middle.
+  haddr_t offset = 0;
+  hsize_t size = 0;
+  edit([&](hid_t file) {
+    const hid_t set = H5Dopen2(file, "data/level_1", H5P_DEFAULT);
+    ASSERT_GE(set, 0);
+    hsize_t chunk_offset[5];
+    unsigned mask = 0;
+    const hid_t space = H5Dget_space(set);
+    ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
+    H5Sclose(space);
+    H5Dclose(set);
+  });
+  ASSERT_GT(size, 16u);
+  std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset + size / 2));
+  char bytes[4];
+  f.read(bytes, 4);
+  for (char& b : bytes) b = static_cast<char>(~b);
+  f.seekp(static_cast<std::streamoff>(offset + size / 2));
+  f.write(bytes, 4);
+  f.close();
+  expect_error(ErrorKind::kIo, "checksum");
+}
+
+TEST_F(CheckpointFile, MissingDatasetIsAnIoError) {
+  edit([](hid_t file) { ASSERT_GE(H5Ldelete(file, "data/level_1", H5P_DEFAULT), 0); });
+  expect_error(ErrorKind::kIo, "dataset 'data/level_1' is missing");
+}
+
+TEST_F(CheckpointFile, MissingStateIsAnIoError) {
+  edit([](hid_t file) { ASSERT_GE(H5Ldelete(file, "state/level_max_speed", H5P_DEFAULT), 0); });
+  expect_error(ErrorKind::kIo, "dataset 'state/level_max_speed' is missing");
+}
+
+TEST_F(CheckpointFile, OtherFormatVersionIsRefused) {
+  edit([](hid_t file) {
+    const hid_t attr = H5Aopen(file, "FormatVersion", H5P_DEFAULT);
+    const int version = io::kCheckpointFormatVersion + 1;
+    H5Awrite(attr, H5T_NATIVE_INT, &version);
+    H5Aclose(attr);
+  });
+  expect_error(ErrorKind::kInput, "format version 2");
+}
+
+TEST_F(CheckpointFile, OtherPrecisionIsRefused) {
+  const std::string other = sizeof(Real) == 8 ? "single" : "double";
+  edit([&](hid_t file) { replace_string_attribute(file, "Precision", other); });
+  expect_error(ErrorKind::kInput, "written by a " + other + "-precision build");
+}
+
+TEST_F(CheckpointFile, DataOfOtherPrecisionIsRefused) {
+  // The attribute says this precision but the data set holds the other one.
+  edit([](hid_t file) {
+    ASSERT_GE(H5Ldelete(file, "data/level_1", H5P_DEFAULT), 0);
+    const hsize_t dims[5] = {8, 5, 8, 8, 8};
+    const hid_t space = H5Screate_simple(5, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 5, dims);
+    H5Pset_fletcher32(dcpl);
+    const hid_t other = sizeof(Real) == 8 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    const hid_t set =
+        H5Dcreate2(file, "data/level_1", other, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    std::vector<char> zeros(8 * 5 * 512 * 8, 0);
+    H5Dwrite(set, other, H5S_ALL, H5S_ALL, H5P_DEFAULT, zeros.data());
+    H5Dclose(set), H5Pclose(dcpl), H5Sclose(space);
+  });
+  expect_error(ErrorKind::kInput, "precision numbers");
+}
+
+TEST_F(CheckpointFile, PlotFileIsNotACheckpoint) {
+  const std::string plot = (dir_ / "plot.athdf").string();
+  io::write_plot_file(plot, io::make_plot_file(*mesh_, {Real(5.0 / 3), Real(1e-10), Real(1e-12)},
+                                               "uniform", 0, 0, ""));
+  try {
+    io::CheckpointReader r(plot);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput);
+    EXPECT_NE(std::string(e.what()).find("not a Tessera checkpoint"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(CheckpointFile, MissingFileIsAnIoError) {
+  fs::remove(path_);
+  expect_error(ErrorKind::kIo, "no such file");
+}
+
+TEST_F(CheckpointFile, FailedWriteLeavesPreviousFileIntact) {
+  // A write that cannot complete (the directory of the target is gone) leaves no file or
+  // temporary behind and does not touch other checkpoints.
+  const auto before = fs::file_size(path_);
+  const std::string bad = (dir_ / "missing_dir" / "run.chk.00000043.h5").string();
+  io::CheckpointHeader h;
+  h.problem = "uniform";
+  EXPECT_THROW(io::write_checkpoint(bad, *mesh_, h, sample_state(*mesh_)), Error);
+  EXPECT_EQ(fs::file_size(path_), before);
+  EXPECT_NO_THROW(read_all());
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+}  // namespace
+}  // namespace tessera
