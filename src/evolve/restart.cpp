@@ -8,15 +8,6 @@ namespace tessera::evolve {
 
 Params restart_params(const Params& requested, const std::vector<std::string>& overrides,
                       const io::CheckpointHeader& header, const std::string& checkpoint_path) {
-  for (const std::string& o : overrides) {
-    const std::string name = o.substr(0, o.find('='));
-    if (!may_change_on_restart(name))
-      throw Error(ErrorKind::kInput,
-                  "override " + o + ": " + name +
-                      " cannot change on restart (it would not continue the same run); only "
-                      "run.t_end, run.max_steps, run.threads, run.log_interval, run.wall_time, "
-                      "run.backend and the [gpu] and [output] keys can");
-  }
   const Params stored = load_params_from_string(
       header.parameters, "parameters stored in checkpoint '" + checkpoint_path + "'", {},
       parameter_schema());
@@ -29,13 +20,19 @@ Params restart_params(const Params& requested, const std::vector<std::string>& o
       throw Error(ErrorKind::kInput, "the parameter file sets " + name +
                                          ", which the run in checkpoint '" + checkpoint_path +
                                          "' did not have (another problem?)");
-    if (requested.value(name) != stored.value(name))
-      throw Error(ErrorKind::kInput,
-                  "the parameter file sets " + name + " = " +
-                      format_param_value(requested.value(name)) + " but checkpoint '" +
-                      checkpoint_path + "' was written with " +
-                      format_param_value(stored.value(name)) +
-                      "; this key cannot change on restart (start a new run instead)");
+    if (requested.value(name) == stored.value(name)) continue;
+    // Repeating the original command line with --restart added is fine; changing the
+    // solution is not.
+    std::string source = "the parameter file sets " + name + " = ";
+    for (const std::string& o : overrides)
+      if (o.substr(0, o.find('=')) == name) source = "override " + name + "=";
+    throw Error(ErrorKind::kInput,
+                source + format_param_value(requested.value(name)) + " but checkpoint '" +
+                    checkpoint_path + "' was written with " +
+                    format_param_value(stored.value(name)) +
+                    "; this key cannot change on restart (only run.t_end, run.max_steps, "
+                    "run.threads, run.log_interval, run.wall_time, run.backend and the [gpu] "
+                    "and [output] keys can; start a new run to change it)");
   }
   // Same keys on both sides now, so the requested set is the checkpoint's with the
   // changeable keys replaced.

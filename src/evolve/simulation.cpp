@@ -1,10 +1,13 @@
 #include "tessera/evolve/simulation.hpp"
 
 #include <omp.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -432,6 +435,25 @@ void Simulation::prune_checkpoints(const std::string& newest) const {
   }
 }
 
+void Simulation::remove_stale_temporaries() const {
+  // A killed write leaves "<checkpoint>.tmp.<pid>" behind; it is never read, and is removed
+  // here unless the process that owns it still runs (another run in the same directory).
+  namespace fs = std::filesystem;
+  const std::string prefix = problem_name_ + ".chk.";
+  std::error_code ec;
+  for (fs::directory_iterator it(params_.string("output.dir"), ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t tmp = name.rfind(".h5.tmp.");
+    if (name.compare(0, prefix.size(), prefix) != 0 || tmp == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + tmp + 8, nullptr, 10);
+    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+    std::error_code rm;
+    if (fs::remove(it->path(), rm))
+      log_line("removed %s, left by an interrupted checkpoint write", it->path().c_str());
+  }
+}
+
 void Simulation::write_failure_plot() const {
   // Best effort: the original error is what matters, a second one is only logged.
   try {
@@ -467,6 +489,7 @@ RunSummary Simulation::run(const RunControl& control) {
   log_line("patches per level: %s (%lld leaf cells)", level_summary().c_str(),
            mesh_->num_leaf_cells());
 
+  remove_stale_temporaries();
   RunSummary summary;
   if (!restarted_) {
     totals0_ = conserved_totals();

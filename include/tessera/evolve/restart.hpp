@@ -11,9 +11,9 @@ namespace tessera::evolve {
 
 // The parameters of a run restarted from a checkpoint: the checkpoint's own, with the keys
 // that may change on restart (may_change_on_restart) taken from `requested` (the parameter
-// file and overrides). An override of any other key, or a parameter file whose value of
-// such a key differs from the checkpoint's, is an Error(kInput) naming the key and both
-// values: a restart continues the same run.
+// file and overrides). Any other key whose value differs from the checkpoint's, from the
+// file or from an override (`overrides` names the source in the message), is an
+// Error(kInput) naming the key and both values: a restart continues the same run.
 Params restart_params(const Params& requested, const std::vector<std::string>& overrides,
                       const io::CheckpointHeader& header, const std::string& checkpoint_path);
 

@@ -91,6 +91,7 @@ class Simulation {
   void advance(int level, double dt, double coarse_weight);
   void write_plot(int index);
   void write_failure_plot() const;
+  void remove_stale_temporaries() const;
   void prune_checkpoints(const std::string& newest) const;
   std::size_t checkpoint_bytes() const;
   std::string level_summary() const;
