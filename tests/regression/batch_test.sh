@@ -7,6 +7,7 @@
 #   3. run.wall_time: checkpoint + exit 10 before the limit; the restart finishes identically.
 #   4. SIGINT once: exit 11 with a checkpoint; twice: exit 130 at once.
 #   5. Damaged checkpoints through the command line: exit 3 (corrupt), 2 (incompatible).
+#   6. Numerical failure: exit 4, a diagnostic plot file, the last checkpoint untouched.
 # Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR
 set -uo pipefail
 tessera=$1
@@ -135,6 +136,29 @@ code=$?
 "$tessera" "${blob[@]}" output.dir="$work/int1" --restart "$good" hydro.cfl=0.2 >"$work/bad.log" 2>&1
 code=$?
 [ $code -eq 2 ] || fail "restart changing hydro.cfl: exit code $code, expected 2"
+
+# --- 6. numerical failure --------------------------------------------------------------------
+# A healthy run leaves a checkpoint; a run in the same directory whose energy flux overflows
+# at its first step must exit 4 naming the cell, write a diagnostic plot file and leave
+# that checkpoint as it was.
+uniform=(run "$src/problems/uniform/uniform.toml" mesh.nx=[16,16,16] output.dir="$work/numeric")
+"$tessera" "${uniform[@]}" run.max_steps=3 output.checkpoint_interval=1 >"$work/numeric.log" 2>&1 ||
+  fail "healthy uniform run exited $?"
+good=$(ls "$work"/numeric/uniform.chk.*.h5 | tail -n 1)
+sum_before=$(md5sum <"$good")
+"$tessera" "${uniform[@]}" problem.pressure=1e307 problem.velocity=[1e3,0,0] \
+  output.checkpoint_interval=1 >"$work/numeric_fail.log" 2>&1
+code=$?
+[ $code -eq 4 ] || fail "numerical failure: exit code $code, expected 4"
+for text in "unphysical state at step 1" "level 0, patch" "cell (" "engy=nan" \
+  "wrote diagnostic plot file"; do
+  grep -qF "$text" "$work/numeric_fail.log" || fail "numerical failure: log lacks '$text'"
+done
+[ -s "$work/numeric/uniform.failure.00000001.athdf" ] || fail "no diagnostic plot file"
+h5dump -a /Time "$work/numeric/uniform.failure.00000001.athdf" >/dev/null 2>&1 ||
+  fail "diagnostic plot file does not open"
+[ "$(md5sum <"$good")" = "$sum_before" ] || fail "the last good checkpoint changed"
+"$tessera" verify "$good" >/dev/null 2>&1 || fail "the last good checkpoint does not verify"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); logs in $work"
