@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""Mid-plane slice of a Tessera (Athena++ layout) .athdf plot file, saved as a PNG.
+"""Slice or projection of a Tessera (Athena++ layout) .athdf plot file, saved as a PNG.
 
 Usage: plot_slice.py FILE.athdf [--field rho] [--axis z] [--out FILE.png] [--log] [--at C]
+                     [--projection]
+
+A slice shows the field on a plane (the mid-plane unless --at says otherwise); a projection
+(--projection) its integral along the axis, the column density for rho.
 
 Reads the file with h5py only (importing yt would take longer than the plot). Every block
 cut by the mid-plane is painted into one image at the resolution of the finest level
@@ -33,6 +37,11 @@ def parse_args(argv):
         "--at", type=float, help="position of the plane along the axis (default: mid-plane)"
     )
     parser.add_argument(
+        "--projection",
+        action="store_true",
+        help="integrate the field along the axis instead of slicing it",
+    )
+    parser.add_argument(
         "--max-pixels",
         type=int,
         default=4096,
@@ -45,7 +54,8 @@ def parse_args(argv):
         parser.error(f"{args.file}: no such file")
     if args.out is None:
         stem = args.file[: -len(".athdf")] if args.file.endswith(".athdf") else args.file
-        args.out = f"{stem}.{args.field}_{args.axis}.png"
+        kind = "proj" if args.projection else ""
+        args.out = f"{stem}.{args.field}_{kind}{args.axis}.png"
     return args
 
 
@@ -132,14 +142,70 @@ def make_slice(f, field, axis, max_pixels, at=None):
     return image, extent, c, outlines
 
 
+def make_projection(f, field, axis, max_pixels):
+    """Integral of the field along `axis`: image, extent and the outlines of every block.
+
+    Leaf blocks tile the domain once, so each block adds its own column integrals (sum of
+    cells times their width along the axis) to the pixels it covers.
+    """
+    dataset, var = find_variable(f, field)
+    data = f[dataset]
+    levels = np.asarray(f["Levels"][:], dtype=np.int64)
+    faces = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1f", "x2f", "x3f")]
+    lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)], dtype=np.float64)
+    hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)], dtype=np.float64)
+    root = np.asarray(f.attrs["RootGridSize"], dtype=np.int64)
+    h, v = IMAGE_AXES[axis]
+    image_level = int(levels.max())
+    while image_level > 0 and max(root[h], root[v]) * 2**image_level > max_pixels:
+        image_level -= 1
+    shape = (int(root[v]) * 2**image_level, int(root[h]) * 2**image_level)
+    pixel = (hi - lo) / (root * 2.0**image_level)
+    image = np.zeros(shape)
+    outlines = []
+    # Blocks are [z][y][x]: summing over the axis leaves [y][x], [z][x] or [z][y], rows along v.
+    sum_axis = {0: 2, 1: 1, 2: 0}[axis]
+    values = np.asarray(data[var], dtype=np.float64)  # [block][z][y][x]
+    for b in range(levels.size):
+        width = faces[axis][b][1] - faces[axis][b][0]
+        tile = values[b].sum(axis=sum_axis) * width
+        level = int(levels[b])
+        if level <= image_level:
+            r = 2 ** (image_level - level)
+            tile = np.repeat(np.repeat(tile, r, axis=0), r, axis=1)
+        else:
+            tile = reduce_to_pixels(tile, 2 ** (level - image_level))
+        i0 = int(np.floor((faces[h][b][0] - lo[h]) / pixel[h] + 0.5))
+        j0 = int(np.floor((faces[v][b][0] - lo[v]) / pixel[v] + 0.5))
+        i0, j0 = min(max(i0, 0), shape[1] - 1), min(max(j0, 0), shape[0] - 1)
+        rows = min(tile.shape[0], shape[0] - j0)
+        cols = min(tile.shape[1], shape[1] - i0)
+        if tile.shape == (1, 1) and level > image_level:
+            # A block smaller than a pixel adds its share of the pixel's area.
+            share = ((faces[h][b][-1] - faces[h][b][0]) * (faces[v][b][-1] - faces[v][b][0])
+                     / (pixel[h] * pixel[v]))
+            image[j0, i0] += tile[0, 0] * share
+        else:
+            image[j0 : j0 + rows, i0 : i0 + cols] += tile[:rows, :cols]
+        outlines.append(
+            (faces[h][b][0], faces[v][b][0], faces[h][b][-1] - faces[h][b][0],
+             faces[v][b][-1] - faces[v][b][0])
+        )
+    return image, (lo[h], hi[h], lo[v], hi[v]), outlines
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     axis = AXES[args.axis]
     try:
         with h5py.File(args.file, "r") as f:
-            image, extent, c, outlines = make_slice(
-                f, args.field, axis, args.max_pixels, args.at
-            )
+            if args.projection:
+                image, extent, outlines = make_projection(f, args.field, axis, args.max_pixels)
+                c = None
+            else:
+                image, extent, c, outlines = make_slice(
+                    f, args.field, axis, args.max_pixels, args.at
+                )
             time = float(f.attrs["Time"])
             cycle = int(f.attrs["NumCycles"]) if "NumCycles" in f.attrs else None
     except KeyError as error:
@@ -191,10 +257,12 @@ def main(argv=None):
     ax.set_xlabel(AXIS_NAMES[h])
     ax.set_ylabel(AXIS_NAMES[v])
     cycle_text = f", cycle {cycle}" if cycle is not None else ""
-    ax.set_title(f"{args.field} at t = {time:.6g}{cycle_text}  ({args.axis} = {c:.4g})")
+    where = f"projected along {args.axis}" if c is None else f"{args.axis} = {c:.4g}"
+    ax.set_title(f"{args.field} at t = {time:.6g}{cycle_text}  ({where})")
     # A colorbar axis cut from the image's own, so it matches the image height at any aspect.
     cax = make_axes_locatable(ax).append_axes("right", size="4%", pad=0.1)
-    fig.colorbar(im, cax=cax, label=args.field)
+    label = f"integral of {args.field} d{args.axis}" if c is None else args.field
+    fig.colorbar(im, cax=cax, label=label)
     fig.tight_layout()
     try:
         fig.savefig(args.out)

@@ -106,7 +106,7 @@ int command_analytic(const std::string& file, const std::vector<std::string>& ov
     const auto rho = problem->analytic_density(CellBox::around({x[0], x[1], x[2]}, h), time);
     if (!rho)
       throw Error(ErrorKind::kInput,
-                  "problem '" + name + "' has no analytic solution (sod and sedov have one)");
+                  "problem '" + name + "' has no analytic solution");
     std::printf("%.17g\n", *rho);
   }
   return 0;
