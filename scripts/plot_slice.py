@@ -83,32 +83,71 @@ def reduce_to_pixels(tile, q):
     return np.full((1, 1), tile.mean())  # block smaller than a pixel
 
 
+class ImageGrid:
+    """The pixel grid of an image normal to `axis` and how blocks map onto it.
+
+    The image level is the finest present, unless that exceeds max_pixels per side.
+    """
+
+    def __init__(self, f, axis, max_pixels):
+        self.levels = np.asarray(f["Levels"][:], dtype=np.int64)
+        self.faces = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1f", "x2f", "x3f")]
+        self.lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)], dtype=np.float64)
+        self.hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)], dtype=np.float64)
+        root = np.asarray(f.attrs["RootGridSize"], dtype=np.int64)
+        self.h, self.v = IMAGE_AXES[axis]
+        level = int(self.levels.max())
+        while level > 0 and max(root[self.h], root[self.v]) * 2**level > max_pixels:
+            level -= 1
+        self.image_level = level
+        self.shape = (int(root[self.v]) * 2**level, int(root[self.h]) * 2**level)  # (rows, cols)
+        self.pixel = (self.hi - self.lo) / (root * 2.0**level)
+        self.outlines = []
+
+    def extent(self):
+        return (self.lo[self.h], self.hi[self.h], self.lo[self.v], self.hi[self.v])
+
+    def place(self, image, b, tile, add=False):
+        """Writes (or adds) block b's tile [rows along v][columns along h] into the image at
+        the image level, and records the block's outline."""
+        faces, h, v, shape = self.faces, self.h, self.v, self.shape
+        level = int(self.levels[b])
+        if level <= self.image_level:
+            r = 2 ** (self.image_level - level)
+            tile = np.repeat(np.repeat(tile, r, axis=0), r, axis=1)
+        else:
+            tile = reduce_to_pixels(tile, 2 ** (level - self.image_level))
+        i0 = int(np.floor((faces[h][b][0] - self.lo[h]) / self.pixel[h] + 0.5))
+        j0 = int(np.floor((faces[v][b][0] - self.lo[v]) / self.pixel[v] + 0.5))
+        i0, j0 = min(max(i0, 0), shape[1] - 1), min(max(j0, 0), shape[0] - 1)
+        rows = min(tile.shape[0], shape[0] - j0)
+        cols = min(tile.shape[1], shape[1] - i0)
+        width = faces[h][b][-1] - faces[h][b][0]
+        height = faces[v][b][-1] - faces[v][b][0]
+        if add and tile.shape == (1, 1) and level > self.image_level:
+            # A block smaller than a pixel adds its share of the pixel's area.
+            image[j0, i0] += tile[0, 0] * width * height / (self.pixel[h] * self.pixel[v])
+        elif add:
+            image[j0 : j0 + rows, i0 : i0 + cols] += tile[:rows, :cols]
+        else:
+            image[j0 : j0 + rows, i0 : i0 + cols] = tile[:rows, :cols]
+        self.outlines.append((faces[h][b][0], faces[v][b][0], width, height))
+
+
 def make_slice(f, field, axis, max_pixels, at=None):
     """Image (rows: vertical axis), its extent, the slice coordinate and the block outlines."""
     dataset, var = find_variable(f, field)
     data = f[dataset]
-    levels = np.asarray(f["Levels"][:], dtype=np.int64)
-    faces = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1f", "x2f", "x3f")]
-    lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)], dtype=np.float64)
-    hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)], dtype=np.float64)
-    root = np.asarray(f.attrs["RootGridSize"], dtype=np.int64)
-    h, v = IMAGE_AXES[axis]
-
-    # The image level: the finest present, unless that exceeds max_pixels per side.
-    image_level = int(levels.max())
-    while image_level > 0 and max(root[h], root[v]) * 2**image_level > max_pixels:
-        image_level -= 1
-    shape = (int(root[v]) * 2**image_level, int(root[h]) * 2**image_level)  # (rows, cols)
-    pixel = (hi - lo) / (root * 2.0**image_level)
-    image = np.full(shape, np.nan)
+    grid = ImageGrid(f, axis, max_pixels)
+    lo, hi, faces = grid.lo, grid.hi, grid.faces
+    image = np.full(grid.shape, np.nan)
 
     # The plane (the domain's mid-plane by default) cuts a cell when lower face <= c < upper
     # face, so a plane on a face takes the cells above it at every level, consistently.
     c = 0.5 * (lo[axis] + hi[axis]) if at is None else float(at)
     if not lo[axis] <= c <= hi[axis]:
         raise KeyError(f"plane {AXIS_NAMES[axis]} = {c:g} outside [{lo[axis]:g}, {hi[axis]:g}]")
-    outlines = []
-    for b in np.argsort(levels, kind="stable"):  # coarse first: finer drawn over coarser
+    for b in np.argsort(grid.levels, kind="stable"):  # coarse first: finer drawn over coarser
         fa = faces[axis][b]
         if not (fa[0] <= c < fa[-1] or (c == fa[-1] == hi[axis])):
             continue
@@ -121,25 +160,8 @@ def make_slice(f, field, axis, max_pixels, at=None):
             tile = data[var, b, :, k, :]
         else:
             tile = data[var, b, k, :, :]
-        tile = np.asarray(tile, dtype=np.float64)
-        level = int(levels[b])
-        if level <= image_level:
-            r = 2 ** (image_level - level)
-            tile = np.repeat(np.repeat(tile, r, axis=0), r, axis=1)
-        else:
-            tile = reduce_to_pixels(tile, 2 ** (level - image_level))
-        i0 = int(np.floor((faces[h][b][0] - lo[h]) / pixel[h] + 0.5))
-        j0 = int(np.floor((faces[v][b][0] - lo[v]) / pixel[v] + 0.5))
-        i0, j0 = min(max(i0, 0), shape[1] - 1), min(max(j0, 0), shape[0] - 1)
-        rows = min(tile.shape[0], shape[0] - j0)
-        cols = min(tile.shape[1], shape[1] - i0)
-        image[j0 : j0 + rows, i0 : i0 + cols] = tile[:rows, :cols]
-        outlines.append(
-            (faces[h][b][0], faces[v][b][0], faces[h][b][-1] - faces[h][b][0],
-             faces[v][b][-1] - faces[v][b][0])
-        )
-    extent = (lo[h], hi[h], lo[v], hi[v])
-    return image, extent, c, outlines
+        grid.place(image, b, np.asarray(tile, dtype=np.float64))
+    return image, grid.extent(), c, grid.outlines
 
 
 def make_projection(f, field, axis, max_pixels):
@@ -149,49 +171,15 @@ def make_projection(f, field, axis, max_pixels):
     cells times their width along the axis) to the pixels it covers.
     """
     dataset, var = find_variable(f, field)
-    data = f[dataset]
-    levels = np.asarray(f["Levels"][:], dtype=np.int64)
-    faces = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1f", "x2f", "x3f")]
-    lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)], dtype=np.float64)
-    hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)], dtype=np.float64)
-    root = np.asarray(f.attrs["RootGridSize"], dtype=np.int64)
-    h, v = IMAGE_AXES[axis]
-    image_level = int(levels.max())
-    while image_level > 0 and max(root[h], root[v]) * 2**image_level > max_pixels:
-        image_level -= 1
-    shape = (int(root[v]) * 2**image_level, int(root[h]) * 2**image_level)
-    pixel = (hi - lo) / (root * 2.0**image_level)
-    image = np.zeros(shape)
-    outlines = []
+    grid = ImageGrid(f, axis, max_pixels)
+    image = np.zeros(grid.shape)
     # Blocks are [z][y][x]: summing over the axis leaves [y][x], [z][x] or [z][y], rows along v.
     sum_axis = {0: 2, 1: 1, 2: 0}[axis]
-    values = np.asarray(data[var], dtype=np.float64)  # [block][z][y][x]
-    for b in range(levels.size):
-        width = faces[axis][b][1] - faces[axis][b][0]
-        tile = values[b].sum(axis=sum_axis) * width
-        level = int(levels[b])
-        if level <= image_level:
-            r = 2 ** (image_level - level)
-            tile = np.repeat(np.repeat(tile, r, axis=0), r, axis=1)
-        else:
-            tile = reduce_to_pixels(tile, 2 ** (level - image_level))
-        i0 = int(np.floor((faces[h][b][0] - lo[h]) / pixel[h] + 0.5))
-        j0 = int(np.floor((faces[v][b][0] - lo[v]) / pixel[v] + 0.5))
-        i0, j0 = min(max(i0, 0), shape[1] - 1), min(max(j0, 0), shape[0] - 1)
-        rows = min(tile.shape[0], shape[0] - j0)
-        cols = min(tile.shape[1], shape[1] - i0)
-        if tile.shape == (1, 1) and level > image_level:
-            # A block smaller than a pixel adds its share of the pixel's area.
-            share = ((faces[h][b][-1] - faces[h][b][0]) * (faces[v][b][-1] - faces[v][b][0])
-                     / (pixel[h] * pixel[v]))
-            image[j0, i0] += tile[0, 0] * share
-        else:
-            image[j0 : j0 + rows, i0 : i0 + cols] += tile[:rows, :cols]
-        outlines.append(
-            (faces[h][b][0], faces[v][b][0], faces[h][b][-1] - faces[h][b][0],
-             faces[v][b][-1] - faces[v][b][0])
-        )
-    return image, (lo[h], hi[h], lo[v], hi[v]), outlines
+    values = np.asarray(f[dataset][var], dtype=np.float64)  # [block][z][y][x]
+    for b in range(grid.levels.size):
+        width = grid.faces[axis][b][1] - grid.faces[axis][b][0]
+        grid.place(image, b, values[b].sum(axis=sum_axis) * width, add=True)
+    return image, grid.extent(), grid.outlines
 
 
 def main(argv=None):

@@ -145,6 +145,20 @@ TEST(CliBadInput, OverrideOutOfRangeAndWrongType) {
                      {"command-line override 'run.max_steps=ten'", "expected an integer"});
 }
 
+TEST(CliBadInput, MalformedWallTime) {
+  for (const char* bad : {"1:2", "10:60:00", "00:00:00", "2h", "1:00:00:00"})
+    expect_input_error(run("check " + kSod + " run.wall_time=" + bad),
+                       {"run.wall_time", bad, "expected hh:mm:ss"});
+  EXPECT_EQ(run("check " + kSod + " run.wall_time=100:30:00").status, 0);
+}
+
+TEST(CliBadInput, RestartFromMissingCheckpoint) {
+  const Result r = run("run " + kSod + " --restart /nonexistent/sod.chk.00000001.h5");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/sod.chk.00000001.h5"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no such file"), std::string::npos) << r.output;
+}
+
 TEST(CliBadInput, MalformedOverride) {
   expect_input_error(run("check " + kSod + " hydro.cfl"), {"expected the form section.key=value"});
   expect_input_error(run("check " + kSod + " cfl=0.5"), {"expected the form section.key=value"});
