@@ -182,19 +182,19 @@ const ParamSchema& parameter_schema() {
 
 std::optional<double> parse_wall_time(const std::string& text) {
   if (text.empty()) return 0.0;
-  int parts[3] = {0, 0, 0};
-  int n = 0;
+  // Exactly three fields of digits separated by ':'.
+  long parts[3] = {0, 0, 0};
   std::size_t pos = 0;
-  while (n < 3) {
+  for (int n = 0; n < 3; ++n) {
     std::size_t end = pos;
     while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
     if (end == pos || end - pos > 6) return std::nullopt;
-    parts[n++] = std::stoi(text.substr(pos, end - pos));
-    if (end == text.size()) break;
-    if (text[end] != ':') return std::nullopt;
+    parts[n] = std::stol(text.substr(pos, end - pos));
+    const bool last = n == 2;
+    if (last ? end != text.size() : (end >= text.size() || text[end] != ':')) return std::nullopt;
     pos = end + 1;
   }
-  if (n != 3 || parts[1] > 59 || parts[2] > 59) return std::nullopt;
+  if (parts[1] > 59 || parts[2] > 59) return std::nullopt;
   const double seconds = 3600.0 * parts[0] + 60.0 * parts[1] + parts[2];
   if (seconds <= 0) return std::nullopt;
   return seconds;
