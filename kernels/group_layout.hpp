@@ -24,8 +24,19 @@ TESSERA_HD constexpr int outer_face_plane(int face) {
   return flux_plane(face / 2, 2 * (face % 2));
 }
 
-// SSP-RK2 in one pass needs the PLM stencil (2 cells) twice.
+// Time integrators of the patch-group solver (mol_hydro.hpp). Each needs its own number
+// of ghost layers around the 16^3 interior, so the input box depends on the choice.
+enum class Integrator { kRk2, kVl2 };
+
+// SSP-RK2 in one pass needs the PLM stencil (2 cells) twice. VL2 needs it once for the
+// corrector, plus the donor-cell stencil (1 cell) of the predictor.
 inline constexpr int kGhostRk2 = 4;
+inline constexpr int kGhostVl2 = 3;
+inline constexpr int kMaxGhost = kGhostRk2;  // the largest of the integrators' widths
+
+TESSERA_HD constexpr int ghost_width(Integrator integrator) {
+  return integrator == Integrator::kVl2 ? kGhostVl2 : kGhostRk2;
+}
 
 TESSERA_HD constexpr int box_size(int ghost) {
   return kGroupSize + 2 * ghost;

@@ -39,6 +39,7 @@ struct LimiterVanLeer {
 // Donor cell: first order; one ghost cell would suffice, kept for tests and robustness.
 struct ReconPcm {
   static constexpr const char* kName = "pcm";
+  static constexpr int kReach = 1;  // cells read on each side of a face
   TESSERA_HD static void face_states(const Prim& wm2, const Prim& wm1, const Prim& w0,
                                      const Prim& wp1, Prim& left, Prim& right) {
     (void)wm2, (void)wp1;
@@ -51,6 +52,7 @@ struct ReconPcm {
 // i-2, i-1, i), the right state from cell i (stencil i-1, i, i+1).
 template <class Limiter>
 struct ReconPlm {
+  static constexpr int kReach = 2;  // cells read on each side of a face
   TESSERA_HD static Real left_value(Real am2, Real am1, Real a0) {
     return am1 + Real(0.5) * Limiter::slope(am1 - am2, a0 - am1);
   }

@@ -97,7 +97,10 @@ std::vector<ParamSpec> core_specs() {
              "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974)"),
       choice("hydro", "riemann", "hllc", {"hllc", "hll", "llf"},
              "Riemann solver: hllc (Toro), hll (HLLE, Einfeldt speeds) or llf (Rusanov)"),
-      choice("hydro", "integrator", "rk2", {"rk2"}, "time integrator: rk2 (SSP-RK2)"),
+      choice("hydro", "integrator", "rk2", {"rk2", "vl2"},
+             "time integrator: rk2 (SSP-RK2, 4 ghost layers) or vl2 (van Leer predictor-"
+             "corrector of Stone & Gardiner 2009: donor-cell half step, then a full step with "
+             "the chosen reconstruction; 3 ghost layers, less data per update)"),
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
       real("hydro", "pressure_floor", 1e-12, positive, "smallest pressure kept after an update"),
       integer("amr", "max_level", std::int64_t(0), {0, 10},

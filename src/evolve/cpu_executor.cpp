@@ -8,11 +8,12 @@
 
 namespace tessera::evolve {
 
-HostStaging::HostStaging(int groups)
-    : in_(groups * kGroupInReals, Real(0)),
+HostStaging::HostStaging(int groups, int ghost_layers)
+    : in_(groups * group_in_reals(ghost_layers), Real(0)),
       out_(groups * kGroupOutReals),
       flux_(groups * kGroupFluxReals),
       results_(groups) {
+  ghost = ghost_layers, in_reals = group_in_reals(ghost_layers);
   in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
   capacity = groups;
 }
@@ -23,8 +24,8 @@ class CpuExecutor final : public Executor {
  public:
   const char* name() const override { return "cpu"; }
   int preferred_batch() const override { return 4 * omp_get_max_threads(); }
-  std::unique_ptr<Staging> allocate(int groups) override {
-    return std::make_unique<HostStaging>(groups);
+  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
+    return std::make_unique<HostStaging>(groups, ghost);
   }
 
   void submit(const SolveArgs& args, Staging& s, int count) override {
@@ -37,7 +38,7 @@ class CpuExecutor final : public Executor {
       const kernels::MolScratch scratch = kernels::mol_scratch_view(mine.data());
 #pragma omp for schedule(dynamic)
       for (int g = 0; g < count; ++g)
-        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * kGroupInReals,
+        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
                                      s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
                                      s.results + g, scratch);
     }

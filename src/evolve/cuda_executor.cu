@@ -27,21 +27,24 @@ struct ChunkEvents {
   int count = 0;
 };
 
+// Host and device buffers of one batch; the box-shaped ones (input, primitives, stage
+// state, fluxes) sized for the integrator's ghost width.
 class CudaStaging final : public Staging {
  public:
-  CudaStaging(int groups, int streams)
-      : h_in(groups * kGroupInReals),
+  CudaStaging(int groups, int streams, int ghost_layers)
+      : h_in(groups * group_in_reals(ghost_layers)),
         h_out(groups * kGroupOutReals),
         h_flux(groups * kGroupFluxReals),
         h_results(groups),
-        d_in(groups * kGroupInReals),
-        d_prim(groups * kGroupInReals),
-        d_u1(groups * kGroupInReals),
-        d_flux(3 * groups * kGroupInReals),
+        d_in(groups * group_in_reals(ghost_layers)),
+        d_prim(groups * group_in_reals(ghost_layers)),
+        d_u1(groups * group_in_reals(ghost_layers)),
+        d_flux(3 * groups * group_in_reals(ghost_layers)),
         d_out(groups * kGroupOutReals),
         d_planes(groups * kGroupFluxReals),
         d_results(groups),
         chunks(streams) {
+    ghost = ghost_layers, in_reals = group_in_reals(ghost_layers);
     in = h_in.get(), out = h_out.get(), flux = h_flux.get(), results = h_results.get();
     capacity = groups;
   }
@@ -92,12 +95,13 @@ class CudaExecutor final : public Executor {
     return bandwidth_;
   }
 
-  std::unique_ptr<Staging> allocate(int groups) override {
-    return std::make_unique<CudaStaging>(groups, nstreams_);
+  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
+    return std::make_unique<CudaStaging>(groups, nstreams_, ghost);
   }
 
   void submit(const SolveArgs& args, Staging& base, int count) override {
     auto& st = static_cast<CudaStaging&>(base);
+    const std::size_t in_reals = st.in_reals;
     const int per = (count + nstreams_ - 1) / nstreams_;
     for (int s = 0; s < nstreams_; ++s) {
       const int first = s * per, n = std::max(0, std::min(per, count - first));
@@ -106,14 +110,14 @@ class CudaExecutor final : public Executor {
       if (n == 0) continue;
       cudaStream_t stream = streams_[s]->get();
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(
-          st.d_in.get() + first * kGroupInReals, st.h_in.get() + first * kGroupInReals,
-          n * kGroupInReals * sizeof(Real), cudaMemcpyHostToDevice, stream));
+      TESSERA_CUDA_CHECK(
+          cudaMemcpyAsync(st.d_in.get() + first * in_reals, st.h_in.get() + first * in_reals,
+                          n * in_reals * sizeof(Real), cudaMemcpyHostToDevice, stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
-      kernels::BatchView view{st.d_in.get() + first * kGroupInReals,
-                              st.d_prim.get() + first * kGroupInReals,
-                              st.d_u1.get() + first * kGroupInReals,
-                              st.d_flux.get() + 3 * first * kGroupInReals,
+      kernels::BatchView view{st.d_in.get() + first * in_reals,
+                              st.d_prim.get() + first * in_reals,
+                              st.d_u1.get() + first * in_reals,
+                              st.d_flux.get() + 3 * first * in_reals,
                               st.d_out.get() + first * kGroupOutReals,
                               st.d_planes.get() + first * kGroupFluxReals,
                               st.d_results.get() + first,
@@ -146,7 +150,7 @@ class CudaExecutor final : public Executor {
       times_.h2d += 1e-3 * h2d;
       times_.kernel += 1e-3 * kernel;
       times_.d2h += 1e-3 * d2h;
-      times_.bytes_h2d += double(ev.count) * kGroupInReals * sizeof(Real);
+      times_.bytes_h2d += double(ev.count) * st.in_reals * sizeof(Real);
       times_.bytes_d2h += double(ev.count) * ((kGroupOutReals + kGroupFluxReals) * sizeof(Real) +
                                               sizeof(kernels::GroupResult));
       ev.count = 0;

@@ -10,18 +10,18 @@ namespace tessera::evolve {
 
 namespace {
 
+// `in` is the group's input box with `ghost` layers.
 [[noreturn]] void report_unphysical(const mesh::Mesh& m, int level, int first_patch,
-                                    const kernels::GroupResult& r, const Real* in, const Real* out,
-                                    long step) {
+                                    const kernels::GroupResult& r, const Real* in, int ghost,
+                                    const Real* out, long step) {
   constexpr int g = kernels::kGroupSize;
   const int i = r.bad_cell % g, j = (r.bad_cell / g) % g, k = r.bad_cell / (g * g);
   const int child = (i / 8) + 2 * (j / 8) + 4 * (k / 8);
   const int patch = first_patch + child;
   const auto x = m.cell_center(patch, i % 8, j % 8, k % 8);
   const auto& meta = m.patch(patch);
-  const int n = kernels::box_size(kernels::kGhostRk2), gh = kernels::kGhostRk2;
-  const int n3 = n * n * n;
-  const int bi = ((k + gh) * n + (j + gh)) * n + (i + gh);
+  const int n = kernels::box_size(ghost), n3 = kernels::box_cells(ghost);
+  const int bi = ((k + ghost) * n + (j + ghost)) * n + (i + ghost);
   auto state = [](const Real* u, int stride, int idx) {
     return strprintf("dens=%.6e momx=%.6e momy=%.6e momz=%.6e engy=%.6e", double(u[idx]),
                      double(u[stride + idx]), double(u[2 * stride + idx]),
@@ -39,10 +39,11 @@ namespace {
 
 }  // namespace
 
-Pipeline::Pipeline(Executor& executor, int groups_per_batch)
+Pipeline::Pipeline(Executor& executor, int groups_per_batch, int ghost)
     : executor_(executor),
-      batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()) {
-  for (auto& s : staging_) s = executor_.allocate(batch_);
+      batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()),
+      ghost_(ghost) {
+  for (auto& s : staging_) s = executor_.allocate(batch_, ghost_);
 }
 
 void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& groups, int first,
@@ -57,7 +58,7 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
   for (int g = 0; g < count; ++g) {
     const auto& r = st.results[g];
     if (r.bad_cell >= 0)
-      report_unphysical(m, level, groups[first + g], r, st.in + g * kGroupInReals,
+      report_unphysical(m, level, groups[first + g], r, st.in + g * st.in_reals, st.ghost,
                         st.out + g * kGroupOutReals, step);
     stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
     stats.floored += r.floored;
@@ -71,6 +72,10 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
   const int total = static_cast<int>(groups.size());
   const int read = m.current_slot(level);
   const int batches = (total + batch_ - 1) / batch_;
+  if (kernels::ghost_width(args.scheme.integrator) != ghost_)
+    throw Error(ErrorKind::kInternal,
+                strprintf("the scheme needs %d ghost layers, the pipeline was built for %d",
+                          kernels::ghost_width(args.scheme.integrator), ghost_));
   LevelStepStats stats;
   auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
   // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
@@ -85,7 +90,7 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
           const int first = k * batch_, count = count_of(k);
 #pragma omp parallel for schedule(static)
           for (int g = 0; g < count; ++g)
-            prepare_group(m, read, groups[first + g], kernels::kGhostRk2, st.in + g * kGroupInReals,
+            prepare_group(m, read, groups[first + g], ghost_, st.in + g * st.in_reals,
                           coarse_weight);
         }
         ScopedTimer t(timers, Stage::kSolve);

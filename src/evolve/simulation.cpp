@@ -39,6 +39,8 @@ kernels::Scheme scheme_from_params(const Params& p) {
   s.riemann = rs == "hll"   ? kernels::RiemannSolver::kHll
               : rs == "llf" ? kernels::RiemannSolver::kLlf
                             : kernels::RiemannSolver::kHllc;
+  s.integrator =
+      p.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2 : kernels::Integrator::kRk2;
   return s;
 }
 
@@ -66,13 +68,15 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
-  pipeline_ = std::make_unique<Pipeline>(
-      *executor_, executor_->name() == std::string("cpu")
-                      ? 0
-                      : static_cast<int>(params_.integer("gpu.groups_per_batch")));
+  args_.scheme = scheme_from_params(params_);
+  pipeline_ =
+      std::make_unique<Pipeline>(*executor_,
+                                 executor_->name() == std::string("cpu")
+                                     ? 0
+                                     : static_cast<int>(params_.integer("gpu.groups_per_batch")),
+                                 kernels::ghost_width(args_.scheme.integrator));
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
-  args_.scheme = scheme_from_params(params_);
   args_.params.eos = {Real(params_.real("hydro.gamma")), Real(params_.real("hydro.density_floor")),
                       Real(params_.real("hydro.pressure_floor"))};
 }

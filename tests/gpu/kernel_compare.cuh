@@ -16,17 +16,18 @@
 namespace tessera::kernels {
 namespace {
 
+using evolve::group_in_reals;
 using evolve::kGroupFluxReals;
-using evolve::kGroupInReals;
 using evolve::kGroupOutReals;
 
 // Smooth random flow plus cell noise, with a shock-like jump in some groups: positive
-// density and pressure, speeds up to Mach ~2.
-std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma) {
+// density and pressure, speeds up to Mach ~2. Boxes with `ghost` layers.
+std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma, int ghost) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
-  std::vector<Real> in(count * kGroupInReals);
-  const int n = box_size(kGhostRk2), n3 = box_cells(kGhostRk2);
+  const std::size_t in_reals = group_in_reals(ghost);
+  std::vector<Real> in(count * in_reals);
+  const int n = box_size(ghost), n3 = box_cells(ghost);
   for (int g = 0; g < count; ++g) {
     const double kx = 1 + 3 * u(rng), ky = 1 + 3 * u(rng), kz = 1 + 3 * u(rng);
     const double jump = g % 3 == 0 ? 5 + 5 * u(rng) : 1;
@@ -39,7 +40,7 @@ std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma) {
       w.p = Real(side * (1 + 0.2 * std::cos(6.3 * kz * z)) * (1 + 0.05 * u(rng)));
       for (int d = 0; d < 3; ++d) w.v[d] = Real(2 * (u(rng) - 0.5));
       const Cons cu = prim_to_cons(w, gamma);
-      Real* b = in.data() + g * kGroupInReals;
+      Real* b = in.data() + g * in_reals;
       b[c] = cu.dens, b[n3 + c] = cu.mom[0], b[2 * n3 + c] = cu.mom[1];
       b[3 * n3 + c] = cu.mom[2], b[4 * n3 + c] = cu.engy;
     }
@@ -49,17 +50,20 @@ std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma) {
 
 // Largest |gpu - cpu| over all outputs, relative to the largest |cpu| of the same
 // variable in the same group (and the max speed relative to itself); 0: bitwise equal.
+// The input boxes have the ghost width of scheme.integrator, as the executor stages them.
 double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed) {
   const Real gamma = Real(1.4);
   MolParams prm{{gamma, Real(1e-10), Real(1e-12)}, Real(0.05)};
-  const std::vector<Real> in = random_groups(count, seed, gamma);
+  const int ghost = ghost_width(scheme.integrator);
+  const std::size_t in_reals = group_in_reals(ghost);
+  const std::vector<Real> in = random_groups(count, seed, gamma, ghost);
   std::vector<Real> out_cpu(count * kGroupOutReals), flux_cpu(count * kGroupFluxReals);
   std::vector<GroupResult> res_cpu(count);
   std::vector<Real> scratch(mol_scratch_reals());
   for (int g = 0; g < count; ++g)
-    mol_hydro_group_cpu(scheme, prm, in.data() + g * kGroupInReals,
-                        out_cpu.data() + g * kGroupOutReals, flux_cpu.data() + g * kGroupFluxReals,
-                        &res_cpu[g], mol_scratch_view(scratch.data()));
+    mol_hydro_group_cpu(scheme, prm, in.data() + g * in_reals, out_cpu.data() + g * kGroupOutReals,
+                        flux_cpu.data() + g * kGroupFluxReals, &res_cpu[g],
+                        mol_scratch_view(scratch.data()));
 
   cuda::DeviceBuffer<Real> d_in(in.size()), d_prim(in.size()), d_u1(in.size()),
       d_flux(3 * in.size()), d_out(out_cpu.size()), d_planes(flux_cpu.size());
@@ -109,13 +113,20 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed) {
   return worst;
 }
 
+// Every reconstruction x Riemann solver x integrator.
 std::vector<Scheme> all_schemes() {
   std::vector<Scheme> out;
-  for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                 Reconstruction::kPlmVanLeer})
-    for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
-      out.push_back({r, s});
+  for (auto it : {Integrator::kRk2, Integrator::kVl2})
+    for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
+                   Reconstruction::kPlmVanLeer})
+      for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
+        out.push_back({r, s, it});
   return out;
+}
+
+// Seed offset of a scheme, distinct for each of all_schemes().
+int scheme_seed(const Scheme& s) {
+  return int(s.integrator) * 12 + int(s.recon) * 3 + int(s.riemann);
 }
 
 }  // namespace

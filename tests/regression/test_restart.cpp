@@ -85,6 +85,13 @@ TEST(RestartBitwise, UniformSedov) {
   expect_bitwise_equal(*r.full, *r.restarted);
 }
 
+TEST(RestartBitwise, UniformSedovVl2) {
+  const auto dir = fresh_dir("uniform_vl2");
+  const auto r =
+      run_and_restart("sedov/sedov.toml", {"mesh.nx=[32,32,32]", "hydro.integrator=vl2"}, 16, dir);
+  expect_bitwise_equal(*r.full, *r.restarted);
+}
+
 TEST(RestartBitwise, AmrSubcycling) {
   // The blob moves, so the hierarchy changes after the checkpoint (regrid every 2 steps).
   const auto dir = fresh_dir("amr");

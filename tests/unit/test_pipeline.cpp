@@ -21,8 +21,8 @@ class FakeDevice final : public Executor {
  public:
   const char* name() const override { return "fake"; }
   int preferred_batch() const override { return 5; }
-  std::unique_ptr<Staging> allocate(int groups) override {
-    return std::make_unique<HostStaging>(groups);
+  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
+    return std::make_unique<HostStaging>(groups, ghost);
   }
   void submit(const SolveArgs& args, Staging& s, int count) override {
     if (pending_.count(&s)) reused_before_wait = true;
@@ -30,7 +30,7 @@ class FakeDevice final : public Executor {
     pending_[&s] = std::async(std::launch::async, [&s, args, count] {
       std::vector<Real> scratch(kernels::mol_scratch_reals());
       for (int g = 0; g < count; ++g)
-        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * kGroupInReals,
+        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
                                      s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
                                      s.results + g, kernels::mol_scratch_view(scratch.data()));
     });
@@ -76,8 +76,19 @@ void fill(mesh::Mesh& m) {
     }
 }
 
-TEST(Pipeline, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
+// Both integrators: the staging and strides follow the ghost width of each.
+class PipelineIntegrator : public ::testing::TestWithParam<kernels::Integrator> {};
+
+INSTANTIATE_TEST_SUITE_P(Integrators, PipelineIntegrator,
+                         ::testing::Values(kernels::Integrator::kRk2, kernels::Integrator::kVl2),
+                         [](const auto& info) {
+                           return info.param == kernels::Integrator::kVl2 ? "Vl2" : "Rk2";
+                         });
+
+TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   SolveArgs args{};
+  args.scheme.integrator = GetParam();
+  const int ghost = kernels::ghost_width(GetParam());
   args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
   mesh::Mesh a(periodic_box(), 5), b(periodic_box(), 5);
@@ -88,9 +99,9 @@ TEST(Pipeline, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   rb.build(b);
   Timers timers;
   auto cpu = make_cpu_executor();
-  Pipeline reference(*cpu, 4);
+  Pipeline reference(*cpu, 4, ghost);
   FakeDevice fake;
-  Pipeline pipelined(fake, 0);  // the device's preferred batch: 5 groups
+  Pipeline pipelined(fake, 0, ghost);  // the device's preferred batch: 5 groups
   for (int step = 0; step < 3; ++step) {
     const auto sa = reference.advance_level(a, 0, 0.1 / 32, args, step, 1.0, ra, timers);
     const auto sb = pipelined.advance_level(b, 0, 0.1 / 32, args, step, 1.0, rb, timers);
@@ -108,8 +119,9 @@ TEST(Pipeline, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
       ASSERT_EQ(a.current(p)[i], b.current(p)[i]) << "patch " << p << " value " << i;
 }
 
-TEST(Pipeline, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
+TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   SolveArgs args{};
+  args.scheme.integrator = GetParam();
   args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
   mesh::Mesh m(periodic_box(), 5);
@@ -121,7 +133,7 @@ TEST(Pipeline, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0);
+  Pipeline pipeline(fake, 0, kernels::ghost_width(GetParam()));
   try {
     pipeline.advance_level(m, 0, 0.1 / 32, args, 42, 1.0, r, timers);
     FAIL() << "no error for a non-finite state";
@@ -134,6 +146,27 @@ TEST(Pipeline, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   }
   // The batch submitted after the failing one was waited for before the error left.
   EXPECT_TRUE(fake.idle());
+}
+
+TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
+  SolveArgs args{};
+  args.scheme.integrator = kernels::Integrator::kVl2;
+  args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
+  args.params.dt_over_dx = Real(0.1);
+  mesh::Mesh m(periodic_box(), 5);
+  fill(m);
+  FluxRegisters r;
+  r.build(m);
+  Timers timers;
+  FakeDevice fake;
+  Pipeline pipeline(fake, 0, kernels::kGhostRk2);
+  try {
+    pipeline.advance_level(m, 0, 0.1 / 32, args, 1, 1.0, r, timers);
+    FAIL() << "a vl2 scheme ran on staging built for rk2";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInternal);
+  }
+  EXPECT_TRUE(fake.submitted.empty());
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ struct SolveArgs {
   kernels::MolParams params;
 };
 
-// Per-group buffer sizes, in Reals.
-inline constexpr std::size_t kGroupInReals =
-    std::size_t(kernels::kNumHydroVars) * kernels::box_cells(kernels::kGhostRk2);
+// Per-group buffer sizes, in Reals. The input box depends on the integrator's ghost
+// width (kernels::ghost_width): 5 * 24^3 for rk2, 5 * 22^3 for vl2.
+constexpr std::size_t group_in_reals(int ghost) {
+  return std::size_t(kernels::kNumHydroVars) * kernels::box_cells(ghost);
+}
 inline constexpr std::size_t kGroupOutReals =
     std::size_t(kernels::kNumHydroVars) * kernels::kGroupCells;
 inline constexpr std::size_t kGroupFluxReals =
@@ -30,7 +32,9 @@ inline constexpr std::size_t kGroupFluxReals =
 class Staging {
  public:
   virtual ~Staging() = default;
-  Real* in = nullptr;                       // capacity * kGroupInReals
+  int ghost = 0;                            // ghost layers of the input boxes
+  std::size_t in_reals = 0;                 // group_in_reals(ghost): one group's input
+  Real* in = nullptr;                       // capacity * in_reals
   Real* out = nullptr;                      // capacity * kGroupOutReals
   Real* flux = nullptr;                     // capacity * kGroupFluxReals
   kernels::GroupResult* results = nullptr;  // capacity
@@ -40,7 +44,7 @@ class Staging {
 // Staging in ordinary host memory (the CPU executor's, and tests').
 class HostStaging final : public Staging {
  public:
-  explicit HostStaging(int groups);
+  HostStaging(int groups, int ghost);
 
  private:
   std::vector<Real> in_, out_, flux_;
@@ -57,11 +61,11 @@ class Executor {
  public:
   virtual ~Executor() = default;
   virtual const char* name() const = 0;
-  // Host staging for `groups` groups.
-  virtual std::unique_ptr<Staging> allocate(int groups) = 0;
-  // Starts advancing the first `count` groups of `staging`; may return before they are
-  // done (the CPU executor finishes them first). The caller must not touch `staging`
-  // until wait() has returned.
+  // Host staging for `groups` groups whose input boxes have `ghost` layers.
+  virtual std::unique_ptr<Staging> allocate(int groups, int ghost) = 0;
+  // Starts advancing the first `count` groups of `staging`, whose ghost width must be
+  // that of args.scheme.integrator; may return before they are done (the CPU executor
+  // finishes them first). The caller must not touch `staging` until wait() has returned.
   virtual void submit(const SolveArgs& args, Staging& staging, int count) = 0;
   virtual void wait(Staging& staging) = 0;
   virtual DeviceTimes device_times() const { return {}; }

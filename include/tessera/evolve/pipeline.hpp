@@ -31,14 +31,16 @@ struct LevelStepStats {
 // the CPU prepares batch k+1 and closes batch k-1 (Schive et al. 2010 §3.5, Fig. 9).
 class Pipeline {
  public:
-  // groups_per_batch 0: the executor's preferred batch.
-  Pipeline(Executor& executor, int groups_per_batch);
+  // groups_per_batch 0: the executor's preferred batch. ghost: the ghost layers the
+  // scheme needs (kernels::ghost_width of its integrator); the staging is sized for it.
+  Pipeline(Executor& executor, int groups_per_batch, int ghost);
 
   // Advances every group of `level` by dt (args.params.dt_over_dx = dt / dx of the
   // level). Ghost zones from the coarser level are interpolated at `coarse_weight`
   // (prepare_group); the close stage feeds the flux registers. Throws
   // tessera::Error(kNumerical) naming the level, patch, cell, position and state when a
-  // cell stays unphysical.
+  // cell stays unphysical, and Error(kInternal) when args.scheme needs another ghost
+  // width than the pipeline was built for.
   LevelStepStats advance_level(mesh::Mesh& mesh, int level, double dt, const SolveArgs& args,
                                long step, double coarse_weight, FluxRegisters& registers,
                                Timers& timers);
@@ -50,6 +52,7 @@ class Pipeline {
 
   Executor& executor_;
   int batch_;
+  int ghost_;
   std::unique_ptr<Staging> staging_[2];
 };
 
