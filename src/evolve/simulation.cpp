@@ -557,7 +557,8 @@ RunSummary Simulation::run(const RunControl& control) {
       while (next_checkpoint_ <= time_) next_checkpoint_ += ck_dt;
       if (due_time || (ck_every > 0 && step_ % ck_every == 0) || (finishing && checkpointing))
         summary.checkpoint = write_checkpoint();
-      if (control.stop_signal) {
+      // A signal during the last step changes nothing: the run has finished.
+      if (control.stop_signal && !finishing) {
         if (const int sig = control.stop_signal()) {
           summary.stop = StopReason::kSignal;
           log_line("received signal %d (%s): stopping after step %ld", sig, strsignal(sig), step_);
