@@ -44,12 +44,16 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
     return static_cast<int>(sim.run(control).stop);
   }
   const std::string path = evolve::resolve_checkpoint(restart, requested);
-  const io::CheckpointReader checkpoint(path);
-  const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
-  log_parameters(file, params);
-  evolve::Simulation sim(params);
-  sim.restart(checkpoint);
-  return static_cast<int>(sim.run(control).stop);
+  std::unique_ptr<evolve::Simulation> sim;
+  {
+    // Closed before the run starts: the run may delete this file as an old checkpoint.
+    const io::CheckpointReader checkpoint(path);
+    const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
+    log_parameters(file, params);
+    sim = std::make_unique<evolve::Simulation>(params);
+    sim->restart(checkpoint);
+  }
+  return static_cast<int>(sim->run(control).stop);
 }
 
 int command_check(const std::string& file, const std::vector<std::string>& overrides) {
@@ -104,9 +108,7 @@ int command_analytic(const std::string& file, const std::vector<std::string>& ov
                             "width > 0)",
                             n));
     const auto rho = problem->analytic_density(CellBox::around({x[0], x[1], x[2]}, h), time);
-    if (!rho)
-      throw Error(ErrorKind::kInput,
-                  "problem '" + name + "' has no analytic solution");
+    if (!rho) throw Error(ErrorKind::kInput, "problem '" + name + "' has no analytic solution");
     std::printf("%.17g\n", *rho);
   }
   return 0;

@@ -144,7 +144,9 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
         name.compare(name.size() - 3, 3, kChkSuffix) != 0)
       continue;
     const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 3);
-    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit)) continue;
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
+                                       [](unsigned char c) { return std::isdigit(c) != 0; }))
+      continue;
     if (!it->is_regular_file(ec)) continue;
     found.push_back({std::stoll(digits), it->path().string()});
   }
