@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Batch-job behaviour of `tessera run`, end to end:
-#   1. SIGKILL at random moments of a run that checkpoints and plots every step: every file
+#   1. SIGKILL at up to 10 random moments of a run that checkpoints and plots every step: every file
 #      under a checkpoint's final name verifies, a temporary is never taken for one, and
 #      `--restart latest` finishes the run bit for bit like an uninterrupted run.
 #   2. SIGTERM: checkpoint + exit 11; the restart finishes identically (AMR, subcycling).
@@ -36,20 +36,20 @@ wait_for_line() {
 }
 
 # --- 1. random SIGKILL ---------------------------------------------------------------------
-sedov=(run "$src/problems/sedov/sedov.toml" mesh.nx=[48,48,48] run.max_steps=30 output.dt=1e-9
+sedov=(run "$src/problems/sedov/sedov.toml" mesh.nx=[48,48,48] run.max_steps=50 output.dt=1e-9
   output.checkpoint_interval=1 output.checkpoint_keep=4)
 "$tessera" "${sedov[@]}" output.dir="$work/kill_ref" >"$work/kill_ref.log" 2>&1 ||
   fail "reference run (kill test) exited $?"
 kills=0
 partial_seen=0
-for attempt in $(seq 8); do
+for attempt in $(seq 10); do
   restart=()
   ls "$work"/kill/sedov.chk.*.h5 >/dev/null 2>&1 && restart=(--restart latest)
   "$tessera" "${sedov[@]}" output.dir="$work/kill" "${restart[@]}" >>"$work/kill.log" 2>&1 &
   pid=$!
   sleep "0.$((RANDOM % 9 + 1))$((RANDOM % 10))"
   kill -KILL $pid 2>/dev/null && kills=$((kills + 1))
-  wait $pid 2>/dev/null
+  wait $pid 2>/dev/null && break  # the run finished before the kill: nothing left to kill
   # A temporary now was left by this kill: the next run removes it at its start.
   ls "$work"/kill/*.tmp* >/dev/null 2>&1 && partial_seen=$((partial_seen + 1))
   # Every file under a final checkpoint name is complete and verifies.
@@ -60,9 +60,9 @@ for attempt in $(seq 8); do
 done
 "$tessera" "${sedov[@]}" output.dir="$work/kill" --restart latest >>"$work/kill.log" 2>&1 ||
   fail "final restart (kill test) exited $?"
-same_state "$work/kill_ref/sedov.chk.00000030.h5" "$work/kill/sedov.chk.00000030.h5" ||
+same_state "$work/kill_ref/sedov.chk.00000050.h5" "$work/kill/sedov.chk.00000050.h5" ||
   fail "run interrupted by SIGKILL differs from the uninterrupted run"
-[ "$kills" -ge 6 ] || fail "only $kills of 8 runs were still running when killed"
+[ "$kills" -ge 4 ] || fail "only $kills runs were still running when killed (at least 4 needed)"
 ls "$work"/kill/*.tmp* >/dev/null 2>&1 && fail "temporaries left after the finished run"
 echo "kill test: $kills kills, $partial_seen left a partial (temporary) file behind"
 
