@@ -46,7 +46,7 @@ class Reader : public Hdf5File {
   explicit Reader(const std::string& path) : Hdf5File("read checkpoint", path) {}
 
   [[noreturn]] void incompatible(const std::string& what) const {
-    throw Error(ErrorKind::kInput, "cannot restart from '" + path() + "': " + what);
+    throw Error(ErrorKind::kInput, "cannot use checkpoint '" + path() + "': " + what);
   }
   [[noreturn]] void corrupt(const std::string& what) const {
     throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path() + "': " + what);
