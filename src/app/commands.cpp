@@ -73,15 +73,7 @@ int command_verify(const std::string& path) {
   const Params params = load_params_from_string(
       checkpoint.header().parameters, "checkpoint '" + path + "'", {}, parameter_schema());
   const io::CheckpointState state = checkpoint.state();
-  std::unique_ptr<mesh::Mesh> m;
-  try {
-    m = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params), kernels::kNumHydroVars,
-                                     checkpoint.hierarchy());
-  } catch (const Error& e) {
-    throw Error(ErrorKind::kIo,
-                "cannot read checkpoint '" + path + "': its octree is inconsistent: " + e.what());
-  }
-  checkpoint.read_data(*m);
+  const auto m = checkpoint.read_mesh(mesh::geometry_from_params(params), kernels::kNumHydroVars);
   std::printf(
       "%s: Tessera checkpoint format %d, written by Tessera %s\n"
       "problem %s, step %lld, t = %.17g\n"

@@ -30,9 +30,8 @@ Params restart_params(const Params& requested, const std::vector<std::string>& o
                 source + format_param_value(requested.value(name)) + " but checkpoint '" +
                     checkpoint_path + "' was written with " +
                     format_param_value(stored.value(name)) +
-                    "; this key cannot change on restart (only run.t_end, run.max_steps, "
-                    "run.threads, run.log_interval, run.wall_time, run.backend and the [gpu] "
-                    "and [output] keys can; start a new run to change it)");
+                    "; this key cannot change on restart (only " + restart_changeable_keys(false) +
+                    " can; start a new run to change it)");
   }
   // Same keys on both sides now, so the requested set is the checkpoint's with the
   // changeable keys replaced.

@@ -1,13 +1,10 @@
 #include "tessera/evolve/simulation.hpp"
 
 #include <omp.h>
-#include <signal.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -15,7 +12,6 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/schema.hpp"
-#include "tessera/core/version.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/prolongation.hpp"
@@ -316,166 +312,6 @@ std::string Simulation::level_summary() const {
   for (int level = 0; level < mesh_->num_levels(); ++level)
     s += strprintf("%s%zu", level ? "+" : "", mesh_->groups(level).size() * mesh::kFamilySize);
   return s;
-}
-
-void Simulation::restart(const io::CheckpointReader& checkpoint) {
-  ScopedTimer t(timers_, Stage::kInit);
-  const auto t0 = std::chrono::steady_clock::now();
-  const io::CheckpointState st = checkpoint.state();
-  auto corrupt = [&](const std::string& what) {
-    return Error(ErrorKind::kIo, "cannot read checkpoint '" + checkpoint.path() + "': " + what);
-  };
-  std::unique_ptr<mesh::Mesh> m;
-  try {
-    m = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars,
-                                     checkpoint.hierarchy());
-  } catch (const Error& e) {
-    if (e.kind() != ErrorKind::kInternal) throw;
-    throw corrupt(std::string("its octree is inconsistent: ") + e.what());
-  }
-  if (static_cast<int>(st.level_max_speed.size()) != m->num_levels())
-    throw corrupt("its level count disagrees with its octree");
-  checkpoint.read_data(*m);
-  if (verify_mesh_) m->check_invariants();
-  mesh_ = std::move(m);
-  registers_.build(*mesh_);  // empty: checkpoints fall between root steps
-  speeds_ = st.level_max_speed;
-  level_steps_.assign(st.level_steps.begin(), st.level_steps.end());
-  while (static_cast<int>(level_steps_.size()) > mesh_->num_levels() && level_steps_.back() == 0)
-    level_steps_.pop_back();
-  time_ = st.time;
-  step_ = static_cast<long>(st.step);
-  plot_index_ = static_cast<int>(st.plot_index);
-  next_plot_ = st.next_plot_time;
-  last_plot_step_ = static_cast<long>(st.last_plot_step);
-  next_checkpoint_ = st.next_checkpoint_time;
-  cell_updates_ = st.cell_updates;
-  regrid_count_ = static_cast<int>(st.regrid_count);
-  floored_ = st.floored;
-  totals0_ = st.initial_totals;
-  last_checkpoint_step_ = step_;
-
-  // A changed output cadence restarts its schedule from the current time; an unchanged one
-  // continues exactly where the interrupted run was.
-  const Params stored =
-      load_params_from_string(checkpoint.header().parameters,
-                              "checkpoint '" + checkpoint.path() + "'", {}, parameter_schema());
-  const double inf = std::numeric_limits<double>::infinity();
-  const double out_dt = params_.real("output.dt");
-  if (out_dt != stored.real("output.dt") ||
-      params_.boolean("output.enabled") != stored.boolean("output.enabled"))
-    next_plot_ = out_dt > 0 && params_.boolean("output.enabled")
-                     ? (std::floor(time_ / out_dt) + 1) * out_dt
-                     : inf;
-  const double ck_dt = params_.real("output.checkpoint_dt");
-  if (ck_dt != stored.real("output.checkpoint_dt"))
-    next_checkpoint_ = ck_dt > 0 ? (std::floor(time_ / ck_dt) + 1) * ck_dt : inf;
-
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double mb = checkpoint_bytes() / 1e6;
-  log_line(
-      "restarted from %s: step %ld, t = %.9g (written by Tessera %s); read %.1f MB in %.2f s "
-      "(%.0f MB/s)",
-      checkpoint.path().c_str(), step_, time_, checkpoint.header().code_version.c_str(), mb,
-      seconds, mb / std::max(seconds, 1e-9));
-  initialized_ = true;
-  restarted_ = true;
-}
-
-std::size_t Simulation::checkpoint_bytes() const {
-  return mesh_->num_patches() * mesh_->patch_reals() * sizeof(Real);
-}
-
-std::string Simulation::write_checkpoint() {
-  ScopedTimer t(timers_, Stage::kOutput);
-  const std::string dir = params_.string("output.dir");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
-  const std::string path = io::checkpoint_file_name(dir, problem_name_, step_);
-  io::CheckpointHeader header;
-  header.code_version = version_string();
-  header.problem = problem_name_;
-  header.parameters = params_.to_toml();
-  io::CheckpointState st;
-  st.time = time_;
-  st.step = step_;
-  st.level_steps.assign(level_steps_.begin(), level_steps_.end());
-  st.level_steps.resize(mesh::kMaxLevels, 0);
-  st.level_max_speed.assign(speeds_.begin(), speeds_.begin() + mesh_->num_levels());
-  st.plot_index = plot_index_;
-  st.next_plot_time = next_plot_;
-  st.last_plot_step = last_plot_step_;
-  st.next_checkpoint_time = next_checkpoint_;
-  st.cell_updates = cell_updates_;
-  st.regrid_count = regrid_count_;
-  st.floored = floored_;
-  st.initial_totals = totals0_;
-  const auto t0 = std::chrono::steady_clock::now();
-  io::write_checkpoint(path, *mesh_, header, st);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double bytes = static_cast<double>(std::filesystem::file_size(path, ec));
-  checkpoint_rate_ = bytes / std::max(seconds, 1e-9);
-  log_line("wrote checkpoint %s (%.1f MB in %.2f s, %.0f MB/s)", path.c_str(), bytes / 1e6, seconds,
-           bytes / 1e6 / std::max(seconds, 1e-9));
-  last_checkpoint_step_ = step_;
-  prune_checkpoints(path);
-  return path;
-}
-
-void Simulation::prune_checkpoints(const std::string& newest) const {
-  // Only checkpoints older than the one just written go: files of a later step (from an
-  // abandoned continuation) are left for the user to judge.
-  const auto all = io::list_checkpoints(params_.string("output.dir"), problem_name_);
-  const auto it = std::find(all.begin(), all.end(), newest);
-  if (it == all.end()) return;
-  const long keep = static_cast<long>(params_.integer("output.checkpoint_keep"));
-  const long older = static_cast<long>(it - all.begin());
-  for (long i = 0; i < older - (keep - 1); ++i) {
-    std::error_code ec;
-    if (std::filesystem::remove(all[i], ec)) log_line("removed old checkpoint %s", all[i].c_str());
-  }
-}
-
-void Simulation::remove_stale_temporaries() const {
-  // A killed write leaves "<checkpoint>.tmp.<pid>" behind; it is never read, and is removed
-  // here unless the process that owns it still runs (another run in the same directory).
-  namespace fs = std::filesystem;
-  const std::string prefix = problem_name_ + ".chk.";
-  std::error_code ec;
-  for (fs::directory_iterator it(params_.string("output.dir"), ec), end; !ec && it != end;
-       it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const std::size_t tmp = name.rfind(".h5.tmp.");
-    if (name.compare(0, prefix.size(), prefix) != 0 || tmp == std::string::npos) continue;
-    const long pid = std::strtol(name.c_str() + tmp + 8, nullptr, 10);
-    if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
-    std::error_code rm;
-    if (fs::remove(it->path(), rm))
-      log_line("removed %s, left by an interrupted checkpoint write", it->path().c_str());
-  }
-}
-
-void Simulation::write_failure_plot() const {
-  // Best effort: the original error is what matters, a second one is only logged.
-  try {
-    const std::string dir = params_.string("output.dir");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    const std::string path =
-        strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
-    io::write_plot_file(
-        path, io::make_plot_file(*mesh_, args_.params.eos, problem_name_, static_cast<int>(step_),
-                                 time_, params_.to_toml()));
-    log_line(
-        "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
-        "checkpoint is untouched)",
-        path.c_str());
-  } catch (const std::exception& e) {
-    log_line("could not write the diagnostic plot file: %s", e.what());
-  }
 }
 
 RunSummary Simulation::run(const RunControl& control) {

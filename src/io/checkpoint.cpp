@@ -121,6 +121,13 @@ class Reader : public Hdf5File {
   }
 };
 
+// The NumLevels attribute, checked against what a mesh can hold.
+int stored_levels(const Reader& r, hid_t f) {
+  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
+  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  return nlev;
+}
+
 }  // namespace
 
 std::string checkpoint_file_name(const std::string& dir, const std::string& problem,
@@ -300,8 +307,7 @@ CheckpointState CheckpointReader::state() const {
   const detail::QuietHdf5Errors quiet;
   const Reader r(path_);
   const hid_t f = static_cast<hid_t>(file_);
-  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
-  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  const int nlev = stored_levels(r, f);
   CheckpointState s;
   s.time = header_.time;
   s.step = header_.step;
@@ -325,8 +331,7 @@ mesh::Hierarchy CheckpointReader::hierarchy() const {
   const detail::QuietHdf5Errors quiet;
   const Reader r(path_);
   const hid_t f = static_cast<hid_t>(file_);
-  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
-  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  const int nlev = stored_levels(r, f);
   mesh::Hierarchy h(nlev - 1);
   for (int level = 1; level < nlev; ++level) {
     const std::string name = "mesh/" + level_name("parents_level_", level);
@@ -382,6 +387,26 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
               {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
               m.data(m.current_slot(level), first));
   }
+}
+
+std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& geometry,
+                                                        int nvar) const {
+  std::unique_ptr<mesh::Mesh> m;
+  try {
+    m = std::make_unique<mesh::Mesh>(geometry, nvar, hierarchy());
+  } catch (const Error& e) {
+    // The constructor reports a missing parent as a bug; here it is a damaged file.
+    if (e.kind() != ErrorKind::kInternal) throw;
+    Reader(path_).corrupt(std::string("its octree is inconsistent: ") + e.what());
+  }
+  {
+    const detail::QuietHdf5Errors quiet;
+    const Reader r(path_);
+    if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
+      r.corrupt("its level count disagrees with its octree");
+  }
+  read_data(*m);
+  return m;
 }
 
 }  // namespace tessera::io

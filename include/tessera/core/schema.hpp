@@ -21,6 +21,8 @@ std::optional<double> parse_wall_time(const std::string& text);
 // Whether a key may differ between a checkpoint and the run restarted from it: the end of
 // the run, threads, backend, GPU batching and outputs; nothing that changes the solution.
 bool may_change_on_restart(const std::string& name);
+// Those keys, listed for messages and docs (names in backticks when `markdown`).
+std::string restart_changeable_keys(bool markdown);
 
 // Markdown reference of every parameter (core sections, then each problem).
 std::string parameter_reference_markdown();

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,9 @@ class CheckpointReader {
   // Fills the current time level of every patch of `mesh`, which must have been built from
   // hierarchy() with the checkpoint's geometry (checked patch by patch).
   void read_data(mesh::Mesh& mesh) const;
+  // hierarchy() and read_data() together: the whole mesh with the checkpoint's data, for
+  // the geometry of the checkpoint's parameters.
+  std::unique_ptr<mesh::Mesh> read_mesh(const mesh::Geometry& geometry, int nvar) const;
 
  private:
   std::string path_;
