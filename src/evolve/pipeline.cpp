@@ -1,6 +1,7 @@
 #include "tessera/evolve/pipeline.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "tessera/core/error.hpp"
@@ -88,10 +89,21 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
         {
           ScopedTimer t(timers, Stage::kPrepare);
           const int first = k * batch_, count = count_of(k);
-#pragma omp parallel for schedule(static)
-          for (int g = 0; g < count; ++g)
-            prepare_group(m, read, groups[first + g], ghost_, st.in + g * st.in_reals,
-                          coarse_weight);
+          long long n_same = 0, n_cf = 0;
+          double t_same = 0, t_cf = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n_same, n_cf, t_same, t_cf)
+          for (int g = 0; g < count; ++g) {
+            const auto t0 = Timers::Clock::now();
+            const bool coarse_fine = prepare_group(m, read, groups[first + g], ghost_,
+                                                   st.in + g * st.in_reals, coarse_weight);
+            const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
+            if (coarse_fine)
+              ++n_cf, t_cf += dt;
+            else
+              ++n_same, t_same += dt;
+          }
+          prepare_stats_.groups[0] += n_same, prepare_stats_.groups[1] += n_cf;
+          prepare_stats_.seconds[0] += t_same, prepare_stats_.seconds[1] += t_cf;
         }
         ScopedTimer t(timers, Stage::kSolve);
         executor_.submit(args, st, count_of(k));

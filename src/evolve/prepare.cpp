@@ -19,7 +19,6 @@ void fill_from_coarse(const mesh::Mesh& m, const mesh::PatchMeta& base, int ghos
                       double coarse_weight, const int lo[3], const int hi[3], mesh::CoarseBox& cb,
                       bool& gathered, Real* box) {
   const int n = 2 * kPatchSize + 2 * ghost;
-  const std::size_t n3 = std::size_t(n) * n * n;
   if (base.level == 0)
     throw Error(ErrorKind::kInternal, "a root-level patch lacks a neighbour inside the domain");
   if (!gathered) {
@@ -33,17 +32,15 @@ void fill_from_coarse(const mesh::Mesh& m, const mesh::PatchMeta& base, int ghos
         kPatchSize + 2 * margin, coarse_weight, cb);
     gathered = true;
   }
-  for (int v = 0; v < m.nvar(); ++v)
-    for (int z = lo[2]; z < hi[2]; ++z)
-      for (int y = lo[1]; y < hi[1]; ++y)
-        for (int x = lo[0]; x < hi[0]; ++x)
-          box[v * n3 + ((z + ghost) * n + (y + ghost)) * n + (x + ghost)] = mesh::prolong_cell(
-              cb, v, {base.corner[0] + x, base.corner[1] + y, base.corner[2] + z});
+  const auto& c = base.corner;
+  mesh::prolong_region(cb, {c[0] + lo[0], c[1] + lo[1], c[2] + lo[2]},
+                       {c[0] + hi[0], c[1] + hi[1], c[2] + hi[2]}, box, n,
+                       {c[0] - ghost, c[1] - ghost, c[2] - ghost});
 }
 
 }  // namespace
 
-void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
+bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
                    double coarse_weight) {
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
@@ -89,6 +86,7 @@ void prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Re
             }
       }
   mesh::apply_physical_boundaries(m, base.level, base.corner, ghost, box);
+  return gathered;
 }
 
 void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior) {

@@ -103,19 +103,22 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
 }
 
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
-  if (verify_mesh_) {
-    next->check_invariants();
-    const double mismatch = mesh::max_restriction_mismatch(*next);
-    if (mismatch > 1e-14)
-      throw Error(
-          ErrorKind::kInternal,
-          strprintf("restriction inconsistent after regrid: relative mismatch %.3e", mismatch));
-  }
   mesh_ = std::move(next);
+  verify_mesh("the initial mesh");
   registers_.build(*mesh_);
   speeds_.resize(mesh_->num_levels());
   for (int level = 0; level < mesh_->num_levels(); ++level) speeds_[level] = level_max_speed(level);
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), mesh_->num_levels()), 0);
+}
+
+void Simulation::verify_mesh(const char* when) const {
+  if (!verify_mesh_) return;
+  mesh_->check_invariants();
+  const double mismatch = mesh::max_restriction_mismatch(*mesh_);
+  if (mismatch > 1e-14)
+    throw Error(
+        ErrorKind::kInternal,
+        strprintf("restriction inconsistent in %s: relative mismatch %.3e", when, mismatch));
 }
 
 void Simulation::initialize() {
@@ -125,7 +128,7 @@ void Simulation::initialize() {
   fill_from_problem(*mesh_);
   for (int pass = 0; pass < refinement_.max_level; ++pass) {
     const auto h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
-    if (h == mesh_->hierarchy()) break;
+    if (mesh_->has_hierarchy(h)) break;
     auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
     fill_from_problem(*next);
     mesh_ = std::move(next);
@@ -141,46 +144,54 @@ bool Simulation::regrid() {
     ScopedTimer t(timers_, Stage::kFlag);
     h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
   }
-  if (h == mesh_->hierarchy()) return false;
   ScopedTimer t(timers_, Stage::kRegrid);
-  auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
-  const std::size_t bytes = next->patch_reals() * sizeof(Real);
-  for (int level = 0; level < next->num_levels(); ++level) {
-    const auto& groups = next->groups(level);
-#pragma omp parallel for schedule(dynamic)
-    for (std::size_t g = 0; g < groups.size(); ++g) {
+  // Only what changes is touched: removed families were restricted onto their parents at
+  // the end of the last step; new ones are prolonged from their parents, coarse to fine.
+  const mesh::MeshChange change = mesh_->apply_hierarchy(h);
+  regrid_stats_.families_added += change.added_families;
+  regrid_stats_.families_removed += change.removed_families;
+  regrid_stats_.families_moved += change.moved_families;
+  if (change.empty()) return false;
+  const int nlev = mesh_->num_levels();
+  // The signal speeds of the families that stayed are those of their last step; a new
+  // family contributes the speed of its prolonged state.
+  speeds_.resize(nlev, 0.0);
+  for (int level = 1; level < nlev; ++level) {
+    const auto& added = change.added[level];
+    double s = 0;
+#pragma omp parallel for schedule(dynamic) reduction(max : s)
+    for (std::size_t i = 0; i < added.size(); ++i) {
       thread_local mesh::CoarseBox scratch;
-      const int first = groups[g];
-      const int old = mesh_->find_patch(level, next->patch(first).coord());
-      if (old == mesh::kNoPatch) {
-        mesh::prolong_family(*next, first, scratch);  // parent level is complete already
-        continue;
-      }
-      // Families are complete, so a family that existed keeps all 8 patches.
-      for (int c = 0; c < mesh::kFamilySize; ++c)
-        std::memcpy(next->current(first + c), mesh_->current(old + c), bytes);
+      mesh::prolong_family(*mesh_, added[i], scratch);
+      for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(added[i] + c));
     }
+    speeds_[level] = std::max(speeds_[level], s);
   }
-  adopt_mesh(std::move(next));
+  registers_.build(*mesh_);
+  level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
+  verify_mesh("the mesh after a regrid");
   ++regrid_count_;
   return true;
 }
 
-double Simulation::level_max_speed(int level) const {
-  const auto& m = *mesh_;
-  const auto& groups = m.groups(level);
-  double s = 0;
+double Simulation::patch_max_speed(int p) const {
   const int n = mesh::kPatchCells;
+  const Real* u = mesh_->current(p);
+  double s = 0;
+  for (int i = 0; i < n; ++i) {
+    const kernels::Cons cu = {u[i], {u[n + i], u[2 * n + i], u[3 * n + i]}, u[4 * n + i]};
+    const auto w = kernels::cons_to_prim(cu, args_.params.eos);
+    s = std::max(s, double(kernels::max_signal_speed(w, args_.params.eos.gamma)));
+  }
+  return s;
+}
+
+double Simulation::level_max_speed(int level) const {
+  const auto& groups = mesh_->groups(level);
+  double s = 0;
 #pragma omp parallel for reduction(max : s)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const Real* u = m.current(groups[g] + c);
-      for (int i = 0; i < n; ++i) {
-        const kernels::Cons cu = {u[i], {u[n + i], u[2 * n + i], u[3 * n + i]}, u[4 * n + i]};
-        const auto w = kernels::cons_to_prim(cu, args_.params.eos);
-        s = std::max(s, double(kernels::max_signal_speed(w, args_.params.eos.gamma)));
-      }
-    }
+    for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(groups[g] + c));
   return s;
 }
 
@@ -219,19 +230,22 @@ void Simulation::advance(int level, double dt, double coarse_weight) {
 std::array<double, 5> Simulation::conserved_totals() const {
   // Called at every log line, so patches are summed in parallel; the patch sums are added
   // in patch order, which keeps the totals independent of the thread count.
+  // Canonical order: the same bits whatever the history of the pool's slots.
   const auto& m = *mesh_;
-  const int np = m.num_patches();
+  const std::vector<int> order = m.canonical_order();
+  const int np = static_cast<int>(order.size());
   std::vector<std::array<double, 5>> per_patch(np);
 #pragma omp parallel for schedule(static)
-  for (int p = 0; p < np; ++p) {
-    per_patch[p] = {};
+  for (int i = 0; i < np; ++i) {
+    const int p = order[i];
+    per_patch[i] = {};
     if (!m.patch(p).is_leaf()) continue;
     const double h = m.dx(m.patch(p).level), vol = h * h * h;
     const Real* u = m.current(p);
     for (int v = 0; v < 5; ++v) {
       double s = 0;
       for (int c = 0; c < mesh::kPatchCells; ++c) s += u[v * mesh::kPatchCells + c];
-      per_patch[p][v] = s * vol;
+      per_patch[i][v] = s * vol;
     }
   }
   std::array<double, 5> tot{};
@@ -244,7 +258,7 @@ std::optional<double> Simulation::density_l1_error() const {
   const auto& m = *mesh_;
   const auto& geo = m.geometry();
   double err = 0;
-  for (int p = 0; p < m.num_patches(); ++p) {
+  for (const int p : m.canonical_order()) {
     if (!m.patch(p).is_leaf()) continue;
     const double h = m.dx(m.patch(p).level);
     const Real* u = m.current(p);
@@ -281,16 +295,38 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
   // One key=value line for scripts (scripts/bench); times in seconds.
   const DeviceTimes d = executor_->device_times();
   std::string out = strprintf(
-      "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e", executor_->name(),
-      kPrecisionName, mesh_->num_leaf_cells(), run.steps, run.cell_updates_per_second);
+      "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e "
+      "pipeline_updates_per_s=%.4e loop=%.3f loop_output=%.3f",
+      executor_->name(), kPrecisionName, mesh_->num_leaf_cells(), run.steps,
+      run.cell_updates_per_second, run.pipeline_updates_per_second, run.loop_seconds,
+      run.output_seconds);
   for (int s = 0; s < static_cast<int>(Stage::kCount); ++s)
     out += strprintf(" %s=%.3f", stage_name(Stage(s)), timers_.seconds(Stage(s)));
   out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f", timers_.other(), d.h2d, d.kernel,
                    d.d2h);
+  const PrepareStats& ps = pipeline_->prepare_stats();
+  out += strprintf(
+      " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
+      "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld",
+      ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
+      regrid_stats_.families_added, regrid_stats_.families_removed);
   return out;
 }
 
-void Simulation::log_device_summary(long long updates) const {
+void Simulation::log_prepare_summary() const {
+  const PrepareStats& ps = pipeline_->prepare_stats();
+  const double cells = kernels::box_cells(pipeline_->ghost());
+  const char* kinds[2] = {"same-level neighbours only", "with coarse-fine faces"};
+  for (int k = 0; k < 2; ++k)
+    if (ps.groups[k] > 0)
+      log_line(
+          "  prepare, %s: %lld groups, %.1f us per group, %.2f ns per prepared cell "
+          "(thread time)",
+          kinds[k], ps.groups[k], 1e6 * ps.seconds[k] / ps.groups[k],
+          1e9 * ps.seconds[k] / (ps.groups[k] * cells));
+}
+
+void Simulation::log_device_summary(long long updates, const RunSummary& run) const {
   const DeviceTimes d = executor_->device_times();
   const double prepare = timers_.seconds(Stage::kPrepare), close = timers_.seconds(Stage::kClose);
   const double wall =
@@ -308,11 +344,16 @@ void Simulation::log_device_summary(long long updates) const {
       d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
   log_line(
       "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "
-      "-> %.3e cell-updates/s; achieved %.3e (%.1f%% of the ceiling)",
+      "-> %.3e cell-updates/s; the pipeline achieved %.3e (%.1f%% of the ceiling)",
       bytes_per_update, bandwidth / 1e9, ceiling, achieved, 100 * achieved / ceiling);
-  log_line("summary-device: overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f bytes_per_update=%.1f",
-           100 * (1 - wall / std::max(serial, 1e-12)), 100 * achieved / ceiling, bandwidth / 1e9,
-           bytes_per_update);
+  const double loop = std::max(run.loop_seconds - run.output_seconds, 1e-12);
+  log_line("  GPU kernels busy %.1f%% of the time loop (%.3f s of %.3f s)", 100 * d.kernel / loop,
+           d.kernel, loop);
+  log_line(
+      "summary-device: overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f bytes_per_update=%.1f "
+      "kernel_share=%.1f",
+      100 * (1 - wall / std::max(serial, 1e-12)), 100 * achieved / ceiling, bandwidth / 1e9,
+      bytes_per_update, 100 * d.kernel / loop);
 }
 
 std::string Simulation::level_summary() const {
@@ -347,7 +388,12 @@ RunSummary Simulation::run(const RunControl& control) {
     next_checkpoint_ = ck_dt > 0 ? ck_dt : inf;
   }
   const double wall0 = timers_.total();
+  const double output0 = timers_.seconds(Stage::kOutput);
   const long long updates0 = cell_updates_;
+  // The log line's rate covers the steps since the previous log line, end to end: all of
+  // the loop's wall time except plot and checkpoint writing.
+  double log_wall = wall0, log_output = output0;
+  long long log_updates = updates0;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
   };
@@ -374,7 +420,7 @@ RunSummary Simulation::run(const RunControl& control) {
       const bool hits_target = time_ + dt >= target;
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
-      const long long u0 = cell_updates_, f0 = floored_;
+      const long long f0 = floored_;
       advance(0, dt, 1.0);
       time_ = hits_target ? target : time_ + dt;
       ++step_;
@@ -383,13 +429,18 @@ RunSummary Simulation::run(const RunControl& control) {
       slowest_step = std::max(0.9 * slowest_step, w1 - w0);
       const bool finishing = time_ >= t_end || step_ >= max_steps;
       if (step_ % log_every == 0 || finishing) {
+        const double out = timers_.seconds(Stage::kOutput);
+        const double busy = (w1 - log_wall) - (out - log_output);
         log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
                  time_, dt, mesh_->num_leaf_cells(),
-                 (cell_updates_ - u0) / std::max(w1 - w0, 1e-12), level_summary().c_str(),
+                 (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
                  floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
+        log_updates = cell_updates_;
         const auto tot = conserved_totals();
         log_line("totals: step %ld t %.9e mass %.15e momx %.15e momy %.15e momz %.15e energy %.15e",
                  step_, time_, tot[0], tot[1], tot[2], tot[3], tot[4]);
+        log_wall = w1;
+        log_output = out;
       }
       if (time_ >= next_plot_ || (finishing && last_plot_step_ != step_)) {
         write_plot(plot_index_++);
@@ -414,6 +465,8 @@ RunSummary Simulation::run(const RunControl& control) {
     if (e.kind() == ErrorKind::kNumerical) write_failure_plot();
     throw;
   }
+  summary.loop_seconds = timers_.total() - wall0;
+  summary.output_seconds = timers_.seconds(Stage::kOutput) - output0;
   if (summary.stop != StopReason::kFinished) {
     if (last_checkpoint_step_ != step_) summary.checkpoint = write_checkpoint();
     if (summary.checkpoint.empty())
@@ -431,23 +484,37 @@ RunSummary Simulation::run(const RunControl& control) {
   summary.steps = step_;
   summary.time = time_;
   summary.wall_seconds = timers_.total() - wall0;
-  const double solve_wall = timers_.seconds(Stage::kPrepare) + timers_.seconds(Stage::kSolve) +
-                            timers_.seconds(Stage::kIdle) + timers_.seconds(Stage::kClose);
-  summary.cell_updates_per_second = (cell_updates_ - updates0) / std::max(solve_wall, 1e-12);
+  const long long updates = cell_updates_ - updates0;
+  const double pipeline_wall = timers_.seconds(Stage::kPrepare) + timers_.seconds(Stage::kSolve) +
+                               timers_.seconds(Stage::kIdle) + timers_.seconds(Stage::kClose);
+  summary.cell_updates_per_second =
+      updates / std::max(summary.loop_seconds - summary.output_seconds, 1e-12);
+  summary.pipeline_updates_per_second = updates / std::max(pipeline_wall, 1e-12);
   summary.plot_files = params_.boolean("output.enabled") ? plot_index_ : 0;
 
   const auto totals1 = conserved_totals();
   log_line(
-      "%s: %ld steps, t = %.9g, %.3e cell-updates/s (prepare to close, %s backend, %d "
-      "threads)",
+      "%s: %ld steps, t = %.9g, %.3e cell-updates/s end to end (%lld cell updates in a time "
+      "loop of %.3f s, less %.3f s of plot and checkpoint output; %s backend, %d threads)",
       summary.stop == StopReason::kFinished ? "finished" : "stopped", step_, time_,
-      summary.cell_updates_per_second, executor_->name(), omp_get_max_threads());
+      summary.cell_updates_per_second, updates, summary.loop_seconds, summary.output_seconds,
+      executor_->name(), omp_get_max_threads());
+  log_line(
+      "  of which: pipeline (prepare to close) %.3f s, %.3e cell-updates/s alone; flag %.3f s, "
+      "regrid %.3f s, reflux %.3f s",
+      pipeline_wall, summary.pipeline_updates_per_second, timers_.seconds(Stage::kFlag),
+      timers_.seconds(Stage::kRegrid), timers_.seconds(Stage::kReflux));
+  log_prepare_summary();
+  if (refinement_.max_level > 0)
+    log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
+             regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
+             regrid_stats_.families_moved);
   std::string per_level;
   for (std::size_t l = 0; l < level_steps_.size(); ++l)
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
   log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
            level_summary().c_str());
-  if (executor_->name() != std::string("cpu")) log_device_summary(cell_updates_ - updates0);
+  if (executor_->name() != std::string("cpu")) log_device_summary(updates, summary);
   static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v)
     log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0_[v]);

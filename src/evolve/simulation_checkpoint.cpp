@@ -103,6 +103,12 @@ std::string Simulation::write_checkpoint() {
   st.floored = floored_;
   st.initial_totals = totals0_;
   const auto t0 = std::chrono::steady_clock::now();
+  // The file holds each level as one slab in canonical order, the order a mesh rebuilt
+  // from the stored octree has. Flux registers are empty here but name patches by slot.
+  if (!mesh_->is_canonical()) {
+    mesh_->canonicalize();
+    registers_.build(*mesh_);
+  }
   io::write_checkpoint(path, *mesh_, header, st);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

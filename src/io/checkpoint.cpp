@@ -27,9 +27,12 @@ constexpr hsize_t kPatchesPerChunk = 64;  // 1.3 MB of double data per chunk, 5 
 constexpr const char* kChkInfix = ".chk.";
 constexpr const char* kChkSuffix = ".h5";
 
-// Patches of a level are contiguous in the mesh (levels are built in order), so each
+// In a canonical mesh (Mesh::is_canonical: what a mesh built from its hierarchy is, and
+// what Simulation makes it before writing) the patches of a level are contiguous, so each
 // level's data is one slab of the pool: written and read with no copy.
 std::pair<int, int> level_patch_range(const mesh::Mesh& m, int level) {
+  if (!m.is_canonical())
+    throw Error(ErrorKind::kInternal, "checkpoint of a mesh that is not in canonical order");
   const auto& groups = m.groups(level);
   if (groups.empty()) return {0, 0};
   return {groups.front(), static_cast<int>(groups.size()) * mesh::kFamilySize};

@@ -22,7 +22,8 @@ PlotFile make_plot_file(const mesh::Mesh& m, const kernels::EosParams& eos,
   f.gamma = eos.gamma;
   f.code_version = version_string();
   std::vector<int> leaves;
-  for (int p = 0; p < m.num_patches(); ++p)
+  // Canonical order: the same file whatever the history of the pool's slots.
+  for (const int p : m.canonical_order())
     if (m.patch(p).is_leaf()) leaves.push_back(p);
   const std::size_t nb = leaves.size(), nc = mesh::kPatchCells;
   f.values.resize(f.variables.size() * nb * nc);

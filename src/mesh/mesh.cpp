@@ -1,7 +1,10 @@
 #include "tessera/mesh/mesh.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <string>
+#include <unordered_set>
 
 #include "tessera/core/error.hpp"
 
@@ -9,17 +12,34 @@ namespace tessera::mesh {
 
 namespace {
 
+// Spreads the low 21 bits of v so that bit b lands on bit 3b.
+std::uint64_t spread_bits(std::uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
 // Interleaves the bits of (x, y, z): groups close on this curve are close in space,
 // which keeps neighbour data in cache and gives the later MPI decomposition its order
 // (space-filling curve, as in Zabelok, Arslanbekov & Kolobov 2015).
 std::uint64_t morton_key(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-  std::uint64_t key = 0;
-  for (int b = 0; b < 21; ++b) {
-    key |= std::uint64_t((x >> b) & 1u) << (3 * b);
-    key |= std::uint64_t((y >> b) & 1u) << (3 * b + 1);
-    key |= std::uint64_t((z >> b) & 1u) << (3 * b + 2);
-  }
-  return key;
+  return spread_bits(x) | spread_bits(y) << 1 | spread_bits(z) << 2;
+}
+
+// Canonical position of a family: the Morton key of its coordinate (its first patch's
+// coordinate halved; for a refined level that is the parent's coordinate). A patch of
+// the family adds its child index c = x + 2y + 4z, the next three Morton bits.
+std::uint64_t family_key(const PatchMeta& first) {
+  const PatchCoord pc = first.coord();
+  return morton_key(pc[0] / 2, pc[1] / 2, pc[2] / 2);
+}
+
+constexpr int opposite(int n) {
+  return 26 - n;
 }
 
 std::string coord_text(int level, PatchCoord pc) {
@@ -52,48 +72,283 @@ Mesh::Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined)
     return morton_key(a[0], a[1], a[2]) < morton_key(b[0], b[1], b[2]);
   });
   groups_.resize(1);
-  for (const auto& gc : group_coords) add_family(0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
-  // Families of a level follow the order of their parents, which inherits the root's
-  // Morton order level by level.
+  for (const auto& gc : group_coords) {
+    groups_[0].push_back(num_patches());
+    place_family(num_patches(), 0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
+  }
+  // Families of a level in the Morton order of their coordinates: the order of their
+  // parents, so the root's Morton order carries through every level.
   for (std::size_t l = 0; l < refined.size(); ++l) {
     const int level = static_cast<int>(l) + 1;
     if (level - 1 >= num_levels() && !refined[l].empty())
       throw Error(ErrorKind::kInternal, "refining " + coord_text(level - 1, refined[l].front()) +
                                             ", which does not exist (level " +
                                             std::to_string(level - 1) + " is empty)");
-    std::vector<std::pair<int, PatchCoord>> parents;
+    std::vector<std::pair<std::uint64_t, PatchCoord>> families;
     for (const auto& pc : refined[l]) {
-      const auto it = lookup_.find(key(level - 1, pc));
-      if (it == lookup_.end())
+      if (lookup_.find(key(level - 1, pc)) == lookup_.end())
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
-      parents.push_back({it->second, pc});
+      families.push_back({morton_key(pc[0], pc[1], pc[2]), pc});
     }
-    std::sort(parents.begin(), parents.end());
-    parents.erase(std::unique(parents.begin(), parents.end()), parents.end());
-    if (parents.empty()) continue;
+    std::sort(families.begin(), families.end());
+    families.erase(std::unique(families.begin(), families.end()), families.end());
+    if (families.empty()) continue;
     groups_.emplace_back();
-    for (const auto& [parent, pc] : parents)
-      add_family(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent);
+    for (const auto& [k, pc] : families) {
+      groups_[level].push_back(num_patches());
+      place_family(num_patches(), level, {2 * pc[0], 2 * pc[1], 2 * pc[2]},
+                   lookup_.at(key(level - 1, pc)));
+    }
   }
-  link_neighbours();
-  for (auto& slot : pool_) slot.assign(patches_.size() * patch_reals(), Real(0));
+  for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
+  resize_pool(patches_.size());
   current_slot_.assign(groups_.size(), 0);
 }
 
-void Mesh::add_family(int level, PatchCoord first, int parent) {
-  const int first_patch = num_patches();
-  groups_[level].push_back(first_patch);
+void Mesh::place_family(int first_patch, int level, PatchCoord first, int parent) {
+  if (first_patch == num_patches()) patches_.resize(patches_.size() + kFamilySize);
   if (parent != kNoPatch) patches_[parent].first_child = first_patch;
   for (int c = 0; c < kFamilySize; ++c) {
-    PatchMeta m;
+    PatchMeta& m = patches_[first_patch + c];
+    m = PatchMeta{};
     m.level = level;
     m.parent = parent;
     const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1),
                            first[2] + ((c >> 2) & 1)};
     for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
-    lookup_[key(level, pc)] = num_patches();
-    patches_.push_back(m);
+    m.neighbour.fill(kNoPatch);
+    lookup_[key(level, pc)] = first_patch + c;
+  }
+}
+
+// Links the family's patches to their same-level neighbours, both ways. Neighbours that
+// do not exist yet link back when they are placed.
+void Mesh::link_family(int first_patch) {
+  for (int c = 0; c < kFamilySize; ++c) {
+    const int p = first_patch + c;
+    const PatchCoord pc = patches_[p].coord();
+    const int level = patches_[p].level;
+    for (int n = 0; n < 27; ++n) {
+      const int q =
+          find_patch(level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1});
+      patches_[p].neighbour[n] = q;
+      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p;
+    }
+  }
+}
+
+// Removes the family from the octree: neighbours and the parent forget it, the lookup
+// loses it, and its slots are marked free (level -1).
+void Mesh::unlink_family(int first_patch) {
+  for (int c = 0; c < kFamilySize; ++c) {
+    PatchMeta& m = patches_[first_patch + c];
+    if (!m.is_leaf())
+      throw Error(ErrorKind::kInternal,
+                  "regrid removes " + coord_text(m.level, m.coord()) + " but keeps its children");
+    for (int n = 0; n < 27; ++n) {
+      const int q = m.neighbour[n];
+      if (q != kNoPatch && (q < first_patch || q >= first_patch + kFamilySize))
+        patches_[q].neighbour[opposite(n)] = kNoPatch;
+    }
+    lookup_.erase(key(m.level, m.coord()));
+  }
+  const int parent = patches_[first_patch].parent;
+  if (parent != kNoPatch) patches_[parent].first_child = kNoPatch;
+  for (int c = 0; c < kFamilySize; ++c) patches_[first_patch + c] = PatchMeta{-1};
+}
+
+// Moves the family at slot `from` into the free slot `to`: metadata, both time levels,
+// and every link that points to it.
+void Mesh::move_family(int from, int to) {
+  const std::size_t bytes = kFamilySize * patch_reals() * sizeof(Real);
+  for (auto& slot : pool_)
+    std::memcpy(slot.data() + std::size_t(to) * patch_reals(),
+                slot.data() + std::size_t(from) * patch_reals(), bytes);
+  for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
+  auto moved = [&](int q) { return q >= from && q < from + kFamilySize ? q - from + to : q; };
+  for (int c = 0; c < kFamilySize; ++c) {
+    PatchMeta& m = patches_[to + c];
+    for (int n = 0; n < 27; ++n) {
+      const int q = m.neighbour[n];
+      if (q == kNoPatch) continue;
+      m.neighbour[n] = moved(q);
+      if (moved(q) == q) patches_[q].neighbour[opposite(n)] = to + c;
+    }
+    lookup_[key(m.level, m.coord())] = to + c;
+    if (!m.is_leaf())
+      for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
+  }
+  const int level = patches_[to].level;
+  if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
+  auto& groups = groups_[level];
+  *std::find(groups.begin(), groups.end(), from) = to;
+  for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
+}
+
+void Mesh::resize_pool(std::size_t patches) {
+  // std::vector grows geometrically, so a mesh that grows regrid by regrid copies its
+  // pool a logarithmic number of times; shrinking keeps the capacity.
+  for (auto& slot : pool_) slot.resize(patches * patch_reals(), Real(0));
+}
+
+void Mesh::sort_groups(int level) {
+  auto& groups = groups_[level];
+  std::vector<std::pair<std::uint64_t, int>> keyed(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    keyed[i] = {family_key(patches_[groups[i]]), groups[i]};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = keyed[i].second;
+}
+
+MeshChange Mesh::apply_hierarchy(const Hierarchy& refined) {
+  if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
+    throw Error(ErrorKind::kInput,
+                "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
+  MeshChange change;
+  // Wanted families per level, as keys of their parent coordinates.
+  std::vector<std::unordered_set<std::uint64_t>> wanted(refined.size() + 1);
+  for (std::size_t l = 0; l < refined.size(); ++l)
+    for (const auto& pc : refined[l]) wanted[l + 1].insert(key(int(l), pc));
+  std::vector<int> free_slots;
+  // Removal, finest level first: children go before their parents.
+  for (int level = num_levels() - 1; level >= 1; --level) {
+    auto& groups = groups_[level];
+    const bool listed = level < static_cast<int>(wanted.size());
+    std::size_t kept = 0;
+    for (const int g : groups) {
+      const PatchCoord parent = patches_[patches_[g].parent].coord();
+      if (listed && wanted[level].count(key(level - 1, parent))) {
+        groups[kept++] = g;
+        continue;
+      }
+      unlink_family(g);
+      free_slots.push_back(g);
+      ++change.removed_families;
+    }
+    groups.resize(kept);
+  }
+  while (num_levels() > 1 && groups_.back().empty()) groups_.pop_back();
+  current_slot_.resize(groups_.size());
+  // Addition, coarsest level first: a new family's parent may be new itself. Free slots
+  // are reused, lowest first, then the pool grows.
+  std::sort(free_slots.begin(), free_slots.end(), std::greater<>());
+  change.added.resize(refined.size() + 1);
+  const std::size_t pool_patches = patches_.size();
+  for (std::size_t l = 0; l < refined.size(); ++l) {
+    const int level = static_cast<int>(l) + 1;
+    for (const auto& pc : refined[l]) {
+      if (lookup_.count(key(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}))) continue;
+      const auto parent = lookup_.find(key(level - 1, pc));
+      if (parent == lookup_.end())
+        throw Error(ErrorKind::kInternal,
+                    "refining " + coord_text(level - 1, pc) + ", which does not exist");
+      if (level >= num_levels()) {
+        groups_.resize(level + 1);
+        current_slot_.resize(level + 1, 0);
+      }
+      int slot = num_patches();
+      if (!free_slots.empty()) slot = free_slots.back(), free_slots.pop_back();
+      place_family(slot, level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent->second);
+      link_family(slot);
+      groups_[level].push_back(slot);
+      change.added[level].push_back(slot);
+      ++change.added_families;
+    }
+  }
+  if (patches_.size() > pool_patches) resize_pool(patches_.size());
+  // Holes left by a shrinking mesh take the last families of the pool. New families took
+  // the lowest holes, so the families moved here are never new ones.
+  std::sort(free_slots.begin(), free_slots.end());
+  for (const int hole : free_slots) {
+    int last = num_patches() - kFamilySize;
+    while (last > hole && patches_[last].level < 0) last -= kFamilySize;
+    if (last > hole) {
+      move_family(last, hole);
+      ++change.moved_families;
+    }
+    while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
+  }
+  if (patches_.size() < pool_patches) resize_pool(patches_.size());
+  for (int level = 1; level < num_levels(); ++level) sort_groups(level);
+  change.added.resize(groups_.size());
+  return change;
+}
+
+bool Mesh::has_hierarchy(const Hierarchy& refined) const {
+  std::size_t levels = refined.size();
+  while (levels > 0 && refined[levels - 1].empty()) --levels;
+  if (static_cast<int>(levels) + 1 != num_levels()) return false;
+  for (std::size_t l = 0; l < levels; ++l) {
+    const int level = static_cast<int>(l) + 1;
+    std::unordered_set<std::uint64_t> distinct;
+    for (const auto& pc : refined[l]) {
+      if (find_patch(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}) == kNoPatch) return false;
+      distinct.insert(key(level - 1, pc));
+    }
+    if (distinct.size() != groups_[level].size()) return false;
+  }
+  return true;
+}
+
+std::vector<int> Mesh::canonical_order() const {
+  std::vector<int> order;
+  order.reserve(patches_.size());
+  for (const auto& groups : groups_)
+    for (const int g : groups)
+      for (int c = 0; c < kFamilySize; ++c) order.push_back(g + c);
+  return order;
+}
+
+bool Mesh::is_canonical() const {
+  int next = 0;
+  for (const auto& groups : groups_)
+    for (const int g : groups) {
+      if (g != next) return false;
+      next += kFamilySize;
+    }
+  return true;
+}
+
+void Mesh::canonicalize() {
+  if (is_canonical()) return;
+  // order[new] = old; where[old] = new.
+  const std::vector<int> order = canonical_order();
+  std::vector<int> where(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) where[order[i]] = static_cast<int>(i);
+  auto renumber = [&](int q) { return q == kNoPatch ? kNoPatch : where[q]; };
+  std::vector<PatchMeta> metas(patches_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    PatchMeta m = patches_[order[i]];
+    m.parent = renumber(m.parent);
+    m.first_child = renumber(m.first_child);
+    for (auto& q : m.neighbour) q = renumber(q);
+    metas[i] = m;
+    lookup_[key(m.level, m.coord())] = static_cast<int>(i);
+  }
+  patches_ = std::move(metas);
+  for (auto& groups : groups_)
+    for (auto& g : groups) g = where[g];
+  // Data: follow each cycle of the permutation with one patch in hand.
+  const std::size_t n = patch_reals();
+  std::vector<Real> held(n);
+  for (auto& slot : pool_) {
+    std::vector<bool> done(order.size(), false);
+    for (std::size_t start = 0; start < order.size(); ++start) {
+      if (done[start] || order[start] == static_cast<int>(start)) continue;
+      std::copy_n(slot.data() + start * n, n, held.data());
+      std::size_t to = start;
+      while (true) {
+        done[to] = true;
+        const std::size_t from = order[to];
+        if (from == start) {
+          std::copy_n(held.data(), n, slot.data() + to * n);
+          break;
+        }
+        std::copy_n(slot.data() + from * n, n, slot.data() + to * n);
+        to = from;
+      }
+    }
   }
 }
 
@@ -124,17 +379,6 @@ int Mesh::find_patch(int level, PatchCoord pc) const {
   if (level < 0 || level >= num_levels() || !wrap(level, pc)) return kNoPatch;
   auto it = lookup_.find(key(level, pc));
   return it == lookup_.end() ? kNoPatch : it->second;
-}
-
-void Mesh::link_neighbours() {
-  for (auto& m : patches_) {
-    const PatchCoord pc = m.coord();
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx)
-          m.neighbour[neighbour_index(dx, dy, dz)] =
-              find_patch(m.level, {pc[0] + dx, pc[1] + dy, pc[2] + dz});
-  }
 }
 
 Hierarchy Mesh::hierarchy() const {
@@ -168,6 +412,16 @@ std::array<double, 3> Mesh::cell_center(int p, int i, int j, int k) const {
 }
 
 void Mesh::check_invariants() const {
+  if (lookup_.size() != patches_.size())
+    invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
+                     " patches, the pool " + std::to_string(patches_.size()));
+  for (int level = 0; level < num_levels(); ++level) {
+    if (groups_[level].empty()) invariant_failed("level " + std::to_string(level) + " is empty");
+    for (std::size_t i = 1; i < groups_[level].size(); ++i)
+      if (family_key(patches_[groups_[level][i - 1]]) >= family_key(patches_[groups_[level][i]]))
+        invariant_failed("families of level " + std::to_string(level) +
+                         " are not in canonical (Morton) order");
+  }
   for (int level = 0; level < num_levels(); ++level)
     for (int g : groups_[level]) {
       const PatchCoord base = patches_[g].coord();
@@ -188,8 +442,14 @@ void Mesh::check_invariants() const {
     }
   for (int p = 0; p < num_patches(); ++p) {
     const auto& m = patches_[p];
+    if (find_patch(m.level, m.coord()) != p)
+      invariant_failed("lookup of " + coord_text(m.level, m.coord()) + " does not find it");
     for (int n = 0; n < 27; ++n) {
       const int q = m.neighbour[n];
+      const PatchCoord pc = m.coord();
+      if (q != find_patch(m.level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1}))
+        invariant_failed("neighbour link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
+                         " is stale");
       if (q == kNoPatch) continue;
       const int dx = n % 3 - 1, dy = (n / 3) % 3 - 1, dz = n / 9 - 1;
       if (patches_[q].neighbour[neighbour_index(-dx, -dy, -dz)] != p)

@@ -15,22 +15,27 @@ int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Cells of the box beyond a non-periodic boundary copy the nearest inside cell.
+// Cells of the box beyond a non-periodic boundary copy the nearest inside cell. Only the
+// slabs outside the domain are visited; dimension by dimension, so an edge or corner
+// cell takes the value its neighbour received in the previous pass.
 void clamp_outside(const Mesh& mesh, int level, CoarseBox& box) {
   const auto cells = mesh.level_cells(level);
   const int n = box.n;
   for (int d = 0; d < 3; ++d) {
     if (mesh.geometry().periodic(d)) continue;
+    const int below = std::clamp(-box.lo[d], 0, n);            // [0, below): g < 0
+    const int above = std::clamp(cells[d] - box.lo[d], 0, n);  // [above, n): g >= cells
+    if (below == 0 && above == n) continue;
     for (int v = 0; v < box.nvar; ++v)
       for (int k = 0; k < n; ++k)
         for (int j = 0; j < n; ++j)
           for (int i = 0; i < n; ++i) {
             int idx[3] = {i, j, k};
-            const int g = box.lo[d] + idx[d];
-            if (g >= 0 && g < cells[d]) continue;
-            idx[d] = std::clamp(g, 0, cells[d] - 1) - box.lo[d];
-            if (idx[d] < 0 || idx[d] >= n) continue;  // no inside cell in the box
-            box.at(v, i, j, k) = box.at(v, idx[0], idx[1], idx[2]);
+            if (idx[d] >= below && idx[d] < above) continue;
+            idx[d] = std::clamp(box.lo[d] + idx[d], 0, cells[d] - 1) - box.lo[d];
+            // No inside cell in the box (it never happens for a box around a patch).
+            box.at(v, i, j, k) =
+                idx[d] < 0 || idx[d] >= n ? Real(0) : box.at(v, idx[0], idx[1], idx[2]);
           }
   }
 }
@@ -42,7 +47,9 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
   box.lo = lo;
   box.n = n;
   box.nvar = mesh.nvar();
-  box.data.assign(std::size_t(box.nvar) * n * n * n, Real(0));
+  // Every cell is written below (patches inside the domain, clamp_outside beyond it), so
+  // the buffer is not cleared first.
+  box.data.resize(std::size_t(box.nvar) * n * n * n);
   const int slot_new = mesh.current_slot(level), slot_old = mesh.next_slot(level);
   const Real wn = Real(w), wo = Real(1 - w);
   PatchCoord first{}, last{};
@@ -69,16 +76,21 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
           a[d] = std::max(base[d], lo[d]);
           b[d] = std::min(base[d] + kPatchSize, lo[d] + n);
         }
+        const int len = b[0] - a[0];
         for (int v = 0; v < box.nvar; ++v)
           for (int k = a[2]; k < b[2]; ++k)
-            for (int j = a[1]; j < b[1]; ++j)
-              for (int i = a[0]; i < b[0]; ++i) {
-                const int c = v * kPatchCells +
-                              ((k - base[2]) * kPatchSize + (j - base[1])) * kPatchSize +
-                              (i - base[0]);
-                box.at(v, i - lo[0], j - lo[1], k - lo[2]) =
-                    w == 1 ? now[c] : (w == 0 ? before[c] : wo * before[c] + wn * now[c]);
-              }
+            for (int j = a[1]; j < b[1]; ++j) {
+              const int c = v * kPatchCells +
+                            ((k - base[2]) * kPatchSize + (j - base[1])) * kPatchSize +
+                            (a[0] - base[0]);
+              Real* to = &box.at(v, a[0] - lo[0], j - lo[1], k - lo[2]);
+              if (w == 1)
+                std::copy_n(now + c, len, to);
+              else if (w == 0)
+                std::copy_n(before + c, len, to);
+              else
+                for (int i = 0; i < len; ++i) to[i] = wo * before[c + i] + wn * now[c + i];
+            }
       }
   clamp_outside(mesh, level, box);
 }
@@ -102,20 +114,58 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
   return value;
 }
 
+void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int, 3> hi, Real* dst,
+                    int dst_n, std::array<int, 3> origin) {
+  const std::size_t n3 = std::size_t(dst_n) * dst_n * dst_n;
+  int clo[3], chi[3];
+  for (int d = 0; d < 3; ++d) clo[d] = floor_div(lo[d], 2), chi[d] = floor_div(hi[d] - 1, 2);
+  const int sx = 1, sy = box.n, sz = box.n * box.n;
+  for (int v = 0; v < box.nvar; ++v) {
+    Real* out = dst + v * n3;
+    for (int ck = clo[2]; ck <= chi[2]; ++ck)
+      for (int cj = clo[1]; cj <= chi[1]; ++cj)
+        for (int ci = clo[0]; ci <= chi[0]; ++ci) {
+          const Real* m =
+              box.data.data() +
+              ((std::size_t(v) * box.n + (ck - box.lo[2])) * box.n + (cj - box.lo[1])) * box.n +
+              (ci - box.lo[0]);
+          const Real mid = *m;
+          // The same limited slopes and additions as prolong_cell, once per coarse cell.
+          const Real q[3] = {Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sx], m[sx] - mid),
+                             Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sy], m[sy] - mid),
+                             Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sz], m[sz] - mid)};
+          for (int oz = 0; oz < 2; ++oz) {
+            const int z = 2 * ck + oz;
+            if (z < lo[2] || z >= hi[2]) continue;
+            for (int oy = 0; oy < 2; ++oy) {
+              const int y = 2 * cj + oy;
+              if (y < lo[1] || y >= hi[1]) continue;
+              Real* row = out + (std::size_t(z - origin[2]) * dst_n + (y - origin[1])) * dst_n;
+              for (int ox = 0; ox < 2; ++ox) {
+                const int x = 2 * ci + ox;
+                if (x < lo[0] || x >= hi[0]) continue;
+                Real value = mid;
+                value += ox ? q[0] : -q[0];
+                value += oy ? q[1] : -q[1];
+                value += oz ? q[2] : -q[2];
+                row[x - origin[0]] = value;
+              }
+            }
+          }
+        }
+  }
+}
+
 void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
   const auto& child0 = mesh.patch(first_child);
   const auto& parent = mesh.patch(child0.parent);
   gather_box(mesh, parent.level, {parent.corner[0] - 1, parent.corner[1] - 1, parent.corner[2] - 1},
              kPatchSize + 2, 1.0, scratch);
   for (int c = 0; c < kFamilySize; ++c) {
-    const auto& m = mesh.patch(first_child + c);
-    Real* u = mesh.current(first_child + c);
-    for (int v = 0; v < mesh.nvar(); ++v)
-      for (int k = 0; k < kPatchSize; ++k)
-        for (int j = 0; j < kPatchSize; ++j)
-          for (int i = 0; i < kPatchSize; ++i)
-            u[v * kPatchCells + (k * kPatchSize + j) * kPatchSize + i] =
-                prolong_cell(scratch, v, {m.corner[0] + i, m.corner[1] + j, m.corner[2] + k});
+    const auto& corner = mesh.patch(first_child + c).corner;
+    prolong_region(scratch, corner,
+                   {corner[0] + kPatchSize, corner[1] + kPatchSize, corner[2] + kPatchSize},
+                   mesh.current(first_child + c), kPatchSize, corner);
   }
 }
 

@@ -15,12 +15,19 @@ namespace tessera::evolve {
 // Gathers the group starting at `first_patch` with `ghost` layers from time level `slot`:
 // [nvar][n][n][n], n = 16 + 2 ghost: same-level neighbours' data where they exist, else
 // interpolation from the parent level at time weight `coarse_weight` between its
-// previous (0) and current (1) state, then physical boundaries.
-void prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box,
+// previous (0) and current (1) state, then physical boundaries. Returns whether any
+// ghost cell came from the parent level.
+bool prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box,
                    double coarse_weight = 1.0);
 
 // Scatters a solved 16^3 interior [nvar][16][16][16] into the family's 8 patches of `slot`.
 void close_group(mesh::Mesh& mesh, int slot, int first_patch, const Real* interior);
+
+// Thread time of the prepare stage, split by whether a group has coarse-fine faces.
+struct PrepareStats {
+  long long groups[2] = {0, 0};  // [0]: neighbours on its own level only, [1]: coarse-fine
+  double seconds[2] = {0, 0};    // summed over threads
+};
 
 struct LevelStepStats {
   double max_speed = 0;  // largest |v_d| + c_s of the new state
@@ -45,6 +52,9 @@ class Pipeline {
                                long step, double coarse_weight, FluxRegisters& registers,
                                Timers& timers);
 
+  const PrepareStats& prepare_stats() const { return prepare_stats_; }
+  int ghost() const { return ghost_; }
+
  private:
   void close_batch(mesh::Mesh& mesh, int level, const std::vector<int>& groups, int first,
                    int count, Staging& staging, double dt, long step, FluxRegisters& registers,
@@ -54,6 +64,7 @@ class Pipeline {
   int batch_;
   int ghost_;
   std::unique_ptr<Staging> staging_[2];
+  PrepareStats prepare_stats_;
 };
 
 }  // namespace tessera::evolve

@@ -40,7 +40,13 @@ struct RunSummary {
   long steps = 0;
   double time = 0;
   double wall_seconds = 0;
+  // End to end: cell updates over the wall time of the time loop (flag, regrid, reflux,
+  // time step and log included), less the plot-file and checkpoint writing in it.
   double cell_updates_per_second = 0;
+  double loop_seconds = 0;    // the time loop, output included
+  double output_seconds = 0;  // plot files and checkpoints written inside the loop
+  // The prepare-solve-close pipeline alone (a sub-stage rate, never the headline).
+  double pipeline_updates_per_second = 0;
   int plot_files = 0;
 };
 
@@ -75,6 +81,11 @@ class Simulation {
   bool regrid();
   // Regrids that changed the hierarchy so far.
   int regrid_count() const { return regrid_count_; }
+  // Families added, removed and moved (to fill holes) by all regrids so far.
+  struct RegridStats {
+    long long families_added = 0, families_removed = 0, families_moved = 0;
+  };
+  const RegridStats& regrid_stats() const { return regrid_stats_; }
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
   // debug builds). Throws tessera::Error(kInternal) on a violation.
   void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
@@ -85,7 +96,9 @@ class Simulation {
 
  private:
   double root_dt() const;
+  double patch_max_speed(int patch) const;
   double level_max_speed(int level) const;
+  void verify_mesh(const char* when) const;
   void fill_from_problem(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
   void advance(int level, double dt, double coarse_weight);
@@ -95,7 +108,8 @@ class Simulation {
   void prune_checkpoints(const std::string& newest) const;
   std::size_t checkpoint_bytes() const;
   std::string level_summary() const;
-  void log_device_summary(long long updates) const;
+  void log_device_summary(long long updates, const RunSummary& run) const;
+  void log_prepare_summary() const;
   std::string machine_summary(const RunSummary& run) const;
 
   Params params_;
@@ -112,6 +126,7 @@ class Simulation {
   std::vector<long> level_steps_;
   long long cell_updates_ = 0;
   int regrid_count_ = 0;
+  RegridStats regrid_stats_;
 #ifdef NDEBUG
   bool verify_mesh_ = false;
 #else

@@ -41,11 +41,28 @@ struct PatchMeta {
 // parent patch (one level coarser); level 0 is always the whole root grid.
 using Hierarchy = std::vector<std::vector<PatchCoord>>;  // [level - 1][family]
 
+// What Mesh::apply_hierarchy changed. Families that stayed kept their pool slots, links
+// and data; `moved` counts the families copied into the holes of removed ones (only when
+// the mesh shrinks).
+struct MeshChange {
+  std::vector<std::vector<int>> added;  // [level]: first patch of each new family, data unset
+  int added_families = 0;
+  int removed_families = 0;
+  int moved_families = 0;
+  bool empty() const { return added_families == 0 && removed_families == 0; }
+};
+
+// Families of a level are listed (groups()) in the canonical order: along a Morton curve
+// of their coordinates, the order the root level's Morton order carries to every level.
+// Their pool slots need not follow it: a regrid (apply_hierarchy) frees and allocates
+// families where they change and leaves the others in place. canonicalize() puts the pool
+// in canonical order, which is how a mesh built from its hierarchy lays it out, so a
+// checkpoint (written canonical) rebuilds exactly the same mesh.
 class Mesh {
  public:
-  // Builds level 0 (root groups ordered along a Morton curve) and, level by level, the
-  // families of `refined`. Every parent must exist; proper nesting is not checked here
-  // (check_invariants does). Data of both time levels is zero.
+  // Builds level 0 and, level by level, the families of `refined`, in canonical order
+  // (pool order = canonical order). Every parent must exist; proper nesting is not checked
+  // here (check_invariants does). Data of both time levels is zero.
   Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined = {});
 
   const Geometry& geometry() const { return geometry_; }
@@ -57,8 +74,24 @@ class Mesh {
   const std::vector<int>& groups(int level) const { return groups_[level]; }
   long long num_leaf_cells() const;
   long long num_leaf_cells(int level) const;
-  // The families above the root, as the constructor takes them.
+  // The families above the root, as the constructor takes them (canonical order).
   Hierarchy hierarchy() const;
+  // Whether the mesh has exactly the families of `refined` (in any order).
+  bool has_hierarchy(const Hierarchy& refined) const;
+  // Every patch, level by level, family by family in canonical order.
+  std::vector<int> canonical_order() const;
+  bool is_canonical() const;
+
+  // Changes the mesh to `refined` in place: families that are no longer wanted are freed
+  // (finest level first; their parents must already hold their restriction), new ones are
+  // allocated (free slots first), linked to their neighbours and parents, and returned
+  // per level for the caller to fill (coarse to fine: prolong_family). Everything else
+  // keeps its slot, links and data. Holes left when the mesh shrinks are filled by moving
+  // the last families. Throws Error(kInternal) for a family whose parent is missing or a
+  // removed family that keeps children.
+  MeshChange apply_hierarchy(const Hierarchy& refined);
+  // Permutes the pool (metadata and both time levels) into canonical order.
+  void canonicalize();
 
   // Patch covering patch coordinate `pc` of `level`, with periodic images wrapped;
   // kNoPatch outside the domain or where the level has no patch.
@@ -92,13 +125,18 @@ class Mesh {
 
  private:
   static std::uint64_t key(int level, PatchCoord pc);
-  void add_family(int level, PatchCoord first, int parent);
-  void link_neighbours();
+  // Sets the metadata of a family at slot `first_patch` (appended when == num_patches()).
+  void place_family(int first_patch, int level, PatchCoord first, int parent);
+  void link_family(int first_patch);
+  void unlink_family(int first_patch);
+  void move_family(int from, int to);
+  void resize_pool(std::size_t patches);
+  void sort_groups(int level);
 
   Geometry geometry_;
   int nvar_;
   std::vector<PatchMeta> patches_;
-  std::vector<std::vector<int>> groups_;
+  std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
   std::unordered_map<std::uint64_t, int> lookup_;
   std::vector<Real> pool_[2];
   std::vector<int> current_slot_;

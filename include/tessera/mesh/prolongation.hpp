@@ -38,6 +38,13 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
 // quarter of a positive coarse density or energy (3 slopes of at most the cell value / 4).
 Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine);
 
+// Fills the fine cells [lo, hi) (index space of the level below the box's) of the box
+// `dst` [nvar][dst_n]^3, whose first cell is fine cell `origin`, with the values of
+// prolong_cell, bit for bit; the slopes of each coarse cell are computed once for its
+// (up to 8) fine cells.
+void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int, 3> hi, Real* dst,
+                    int dst_n, std::array<int, 3> origin);
+
 // Sets the current state of the family starting at first_child by prolongation from the
 // parent level's current state: the data of newly refined patches.
 void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch);
