@@ -214,7 +214,9 @@ void check_amr_sod(const std::string& name) {
       name.c_str(), l1_uniform, l1_amr, l1_amr / l1_uniform, uniform_updates, amr->cell_updates(),
       100.0 * amr->cell_updates() / uniform_updates);
   EXPECT_LE(l1_amr, 1.25 * l1_uniform);
-  EXPECT_LT(amr->cell_updates(), uniform_updates);
+  // Measured 53.4% of the uniform run's cell updates (both integrators): AMR must keep
+  // most of that saving, not merely do fewer updates than the uniform grid.
+  EXPECT_LT(amr->cell_updates(), 0.65 * uniform_updates);
 
   // Density and level along the tube for docs/validation.md.
   std::vector<std::array<double, 3>> line;
