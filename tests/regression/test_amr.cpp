@@ -76,6 +76,136 @@ TEST(AmrConservation, Vl2SubcyclingMovingRefinement) {
   expect_conservation(true, "vl2");
 }
 
+// AMR against the uniform grid at its finest resolution, cell by cell: every leaf cell of
+// the AMR run against the average of the uniform cells it covers. Global totals and
+// symmetric set-ups miss errors that only move mass between cells (a reflux correction
+// applied to the transposed cell of a face conserves exactly), so the blob here is off
+// centre with three different velocity components: no pair of axes is equivalent.
+//
+// Measured (rk2, 12 root steps to t = 0.05, 1 regrid): L1 5.78e-6, largest difference
+// 7.75e-4 on the coarse level and 1.05e-2 on the fine level (the blob's amplitude is 2).
+// Bounds: about 1.5x each (9e-6, 1.2e-3, 1.6e-2). Mutations that all other regression
+// tests passed, and what this test measured with them:
+//   - FluxRegisters::reflux with x-face transverse indices swapped (pos[2] = b,
+//     pos[1] = a): L1 2.06e-5, fine 2.74e-2 (fails two bounds);
+//   - no reflux at all: L1 1.28e-5, fine 2.74e-2;
+//   - close_group without the 0.25 of the fine average: L1 0.14;
+//   - coarse ghost zones not interpolated in time (weight 1 for every substep): coarse
+//     1.41e-3 (fails, narrowly).
+//
+// Largest |AMR density - uniform density averaged over the AMR cell| over the leaf cells
+// of each AMR level, and the volume-weighted L1 over all of them. Cells are matched by
+// their coordinates (pool indices differ between the two meshes).
+struct UniformComparison {
+  std::vector<double> max_per_level;
+  double l1 = 0;
+};
+
+UniformComparison compare_with_uniform(const mesh::Mesh& amr, const mesh::Mesh& uniform) {
+  constexpr int n = mesh::kPatchSize;
+  UniformComparison out;
+  double volume = 0;
+  for (int level = 0; level < amr.num_levels(); ++level) {
+    const int r = uniform.level_cells(0)[0] / amr.level_cells(level)[0];
+    const double dv = std::pow(amr.dx(level), 3);
+    double worst = 0;
+    for (int g : amr.groups(level))
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const auto& meta = amr.patch(g + c);
+        if (!meta.is_leaf()) continue;
+        for (int k = 0; k < n; ++k)
+          for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) {
+              const int cell[3] = {meta.corner[0] + i, meta.corner[1] + j, meta.corner[2] + k};
+              double sum = 0;
+              for (int dz = 0; dz < r; ++dz)
+                for (int dy = 0; dy < r; ++dy)
+                  for (int dx = 0; dx < r; ++dx) {
+                    const int f[3] = {cell[0] * r + dx, cell[1] * r + dy, cell[2] * r + dz};
+                    const int q = uniform.find_patch(0, {f[0] / n, f[1] / n, f[2] / n});
+                    sum += uniform.current(q)[((f[2] % n) * n + f[1] % n) * n + f[0] % n];
+                  }
+              const double diff =
+                  std::fabs(amr.current(g + c)[(k * n + j) * n + i] - sum / (r * r * r));
+              worst = std::max(worst, diff);
+              out.l1 += diff * dv;
+              volume += dv;
+            }
+      }
+    out.max_per_level.push_back(worst);
+  }
+  out.l1 /= volume;
+  return out;
+}
+
+// Runs the blob with `common` overrides uniformly on 64^3 and with AMR (32^3 root, one
+// level, plus `amr_only`) to the same time, and compares them cell by cell.
+struct BlobComparison {
+  std::unique_ptr<evolve::Simulation> amr;
+  UniformComparison diff;
+};
+
+BlobComparison blob_amr_vs_uniform(const std::string& label, std::vector<std::string> common,
+                                   const std::vector<std::string>& amr_only) {
+  auto ov = common;
+  ov.push_back("mesh.nx=[64,64,64]");
+  const auto uniform = testing::run_problem("blob/blob.toml", ov);
+  ov = common;
+  ov.push_back("mesh.nx=[32,32,32]");
+  ov.push_back("amr.max_level=1");
+  ov.insert(ov.end(), amr_only.begin(), amr_only.end());
+  BlobComparison out;
+  out.amr = run_verified("blob/blob.toml", ov);
+  EXPECT_EQ(out.amr->time(), uniform->time());
+  const auto& m = out.amr->mesh();
+  EXPECT_EQ(m.num_levels(), 2);
+  out.diff = compare_with_uniform(m, uniform->mesh());
+  out.diff.max_per_level.resize(2, 0.0);
+  std::printf(
+      "%s: blob AMR 32^3 + 1 level vs uniform 64^3 at t = %g (%ld root steps, %d regrids, "
+      "leaf cells %lld + %lld): L1 %.3e, max coarse %.3e, max fine %.3e\n",
+      label.c_str(), out.amr->time(), out.amr->step(), out.amr->regrid_count(), m.num_leaf_cells(0),
+      m.num_leaf_cells(1), out.diff.l1, out.diff.max_per_level[0], out.diff.max_per_level[1]);
+  return out;
+}
+
+TEST(AmrBlob, AsymmetricBlobMatchesUniformFinestGridCellByCell) {
+  // Off-centre blob, three different velocity components, refinement of the core only
+  // (density above 2 of the peak 3) with the default flag buffer: the coarse-fine faces
+  // cross the blob's steep flank, where the coarse and fine fluxes differ most.
+  const auto r =
+      blob_amr_vs_uniform("moving refinement",
+                          {"problem.center=[0.37,0.58,0.46]", "problem.velocity=[0.9,-0.6,0.35]",
+                           "problem.width=0.06", "run.t_end=0.05"},
+                          {"amr.density_refine=2.0", "amr.density_derefine=1.8"});
+  EXPECT_GE(r.amr->regrid_count(), 1) << "the refined region must follow the blob";
+  EXPECT_LT(r.diff.l1, 9e-6);
+  EXPECT_LT(r.diff.max_per_level[0], 1.2e-3);
+  EXPECT_LT(r.diff.max_per_level[1], 1.6e-2);
+}
+
+// Ghost zones of the fine level interpolated in time between the coarse level's states.
+// The blob (wide, so that the coarse level resolves it and its own truncation error stays
+// small) moves at Mach 1.8 (|v| = 2.36) out of a static refined region (no regrid after
+// the start), so the gas entering the refined region through its upstream faces is the
+// blob's trailing flank: the density in the ghost zones there changes by
+// dt/2 v.grad(rho) within a substep, which is what the second fine substep of each coarse
+// step sees wrongly if its ghost zones take the coarse state at the end of the step.
+// Measured: L1 5.32e-4, coarse max 1.38e-2, fine max 7.06e-3; bounds about 1.5x (8e-4,
+// 2.1e-2, 1.05e-2). With Simulation::advance passing weight 1 instead of s / substeps
+// (which left AmrSod and AmrSedov bit-identical and AmrAcousticWave's order at 1.811):
+// fine max 1.89e-2, L1 6.93e-4, coarse max 1.41e-2: the fine bound fails.
+TEST(AmrBlob, FineGhostZonesFollowTheCoarseStepInTime) {
+  const auto r =
+      blob_amr_vs_uniform("static refinement",
+                          {"problem.velocity=[2.0,-1.1,0.6]", "problem.width=0.2", "run.t_end=0.1"},
+                          {"amr.regrid_interval=1000000", "amr.density_refine=2.0"});
+  EXPECT_EQ(r.amr->regrid_count(), 0);
+  EXPECT_LT(r.diff.l1, 8e-4);
+  EXPECT_LT(r.diff.max_per_level[0], 2.1e-2);
+  EXPECT_LT(r.diff.max_per_level[1], 1.05e-2);
+}
+
 // Sod with 3 levels (root 32 cells, finest 128) against the uniform 128-cell run. The
 // AMR domain is [1, 0.5, 0.5] (16 root cells across), so the uniform grid of the same
 // domain at the finest resolution has 128 x 64 x 64 cells; its 1D profile is the one of
@@ -95,7 +225,9 @@ void check_amr_sod(const std::string& name) {
       name.c_str(), l1_uniform, l1_amr, l1_amr / l1_uniform, uniform_updates, amr->cell_updates(),
       100.0 * amr->cell_updates() / uniform_updates);
   EXPECT_LE(l1_amr, 1.25 * l1_uniform);
-  EXPECT_LT(amr->cell_updates(), uniform_updates);
+  // Measured 53.4% of the uniform run's cell updates (both integrators): AMR must keep
+  // most of that saving, not merely do fewer updates than the uniform grid.
+  EXPECT_LT(amr->cell_updates(), 0.65 * uniform_updates);
 
   // Density and level along the tube for docs/validation.md.
   std::vector<std::array<double, 3>> line;

@@ -10,7 +10,10 @@
 // xi0 (E t^2 / rho0)^(1/5) at 48^3 (96^3 for the whole sphere; measured 2.65% with rk2,
 // 2.51% with vl2), and an error that shrinks with every refinement. The post-shock peak is smeared
 // over a few cells, so it only approaches the strong-shock ratio (gamma+1)/(gamma-1) = 6 as the
-// resolution grows: it must increase with resolution and stay below 6 (no overshoot).
+// resolution grows: it must increase with resolution and lie within 8% of what the scheme
+// measured at each resolution (rk2 1.950 / 2.715 / 3.218 at 16 / 32 / 48; vl2 1.977 / 2.742 /
+// 3.239). "Below 6" alone let through any peak from 1.95 to 6 at 48^3: a scheme more
+// diffusive or one overshooting by half would have passed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -74,12 +77,14 @@ SedovRun run_sedov(int n, const std::string& integrator) {
   return r;
 }
 
-// Radius error below max_error at 48^3, falling with resolution; peak rising, below 6.
+// Radius error below max_error at 48^3, falling with resolution; peak rising, in its band.
 void check_sedov(const std::string& integrator, double max_error) {
   const SedovRun runs[] = {run_sedov(16, integrator), run_sedov(32, integrator),
                            run_sedov(48, integrator)};
   auto error = [](const SedovRun& r) { return std::fabs(r.shock_radius / r.exact_radius - 1); };
-  for (const auto& r : runs) EXPECT_LT(r.peak, 6.0);
+  // Band of +-8% around the measured peaks (the two integrators differ by 1.4% at most).
+  const double expected_peak[3] = {1.96, 2.73, 3.23};
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(runs[i].peak, expected_peak[i], 0.08 * expected_peak[i]);
   EXPECT_LT(error(runs[2]), max_error);
   EXPECT_LT(error(runs[1]), error(runs[0]));
   EXPECT_LT(error(runs[2]), error(runs[1]));
