@@ -38,6 +38,7 @@ class AcousticWave final : public Problem {
   }
 
   // A static refined region (problem.refine_lo/hi): cells whose centre lies inside.
+  bool has_refine_criterion() const override { return true; }
   bool refine(const CellBox& cell, double, int) const override {
     const auto c = cell.center();
     for (int d = 0; d < 3; ++d)

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -12,90 +11,122 @@ namespace tessera::evolve {
 namespace {
 
 using mesh::kPatchSize;
-constexpr int kHalo = kPatchSize + 2;
+constexpr int kHalo = kPatchSize + 2;        // a patch and one layer around it
+constexpr int kFamily = 2 * kPatchSize + 2;  // a family (patch group) and one layer
 
 int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Density and pressure of the patch and one layer around it; where a same-level
-// neighbour is missing (coarser level, or outside the domain) the nearest patch cell.
-void gather_halo(const mesh::Mesh& m, int p, const kernels::EosParams& eos,
-                 std::vector<double>& rho, std::vector<double>& pres) {
-  rho.resize(kHalo * kHalo * kHalo);
-  pres.resize(kHalo * kHalo * kHalo);
-  const auto& meta = m.patch(p);
-  for (int k = -1; k <= kPatchSize; ++k)
-    for (int j = -1; j <= kPatchSize; ++j)
-      for (int i = -1; i <= kPatchSize; ++i) {
-        const int idx[3] = {i, j, k};
-        int off[3], loc[3];
-        for (int d = 0; d < 3; ++d) off[d] = idx[d] < 0 ? -1 : (idx[d] >= kPatchSize ? 1 : 0);
-        int q = meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        for (int d = 0; d < 3; ++d)
-          loc[d] = q == mesh::kNoPatch ? std::clamp(idx[d], 0, kPatchSize - 1)
-                                       : idx[d] - off[d] * kPatchSize;
-        if (q == mesh::kNoPatch) q = p;
-        const Real* u = m.current(q);
-        const int c = (loc[2] * kPatchSize + loc[1]) * kPatchSize + loc[0];
-        const int n = mesh::kPatchCells;
-        const kernels::Cons cu = {u[c], {u[n + c], u[2 * n + c], u[3 * n + c]}, u[4 * n + c]};
-        const kernels::Prim w = kernels::cons_to_prim(cu, eos);
-        const int b = ((k + 1) * kHalo + (j + 1)) * kHalo + (i + 1);
-        rho[b] = w.rho;
-        pres[b] = w.p;
+// Density and pressure of a family and one layer around it, converted once per cell,
+// and the patch each 8^3 block of that region comes from (kNoPatch where the level has
+// none: a coarser region, or outside the domain).
+struct FamilyHalo {
+  std::vector<double> rho = std::vector<double>(kFamily * kFamily * kFamily);
+  std::vector<double> pres = std::vector<double>(kFamily * kFamily * kFamily);
+  int block[4][4][4];  // [bz + 1][by + 1][bx + 1], b in -1..2
+};
+
+void gather_family(const mesh::Mesh& m, int first, const kernels::EosParams& eos, FamilyHalo& f) {
+  constexpr int n = mesh::kPatchCells;
+  for (int bz = -1; bz <= 2; ++bz)
+    for (int by = -1; by <= 2; ++by)
+      for (int bx = -1; bx <= 2; ++bx) {
+        const int b[3] = {bx, by, bz};
+        int child = 0, off[3], lo[3], hi[3];
+        for (int d = 0; d < 3; ++d) {
+          const int c = std::clamp(b[d], 0, 1);
+          child |= c << d;
+          off[d] = b[d] - c;
+          lo[d] = std::max(b[d] * kPatchSize, -1);
+          hi[d] = std::min(b[d] * kPatchSize + kPatchSize, 2 * kPatchSize + 1);
+        }
+        const int src =
+            m.patch(first + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        f.block[bz + 1][by + 1][bx + 1] = src;
+        if (src == mesh::kNoPatch) continue;
+        const Real* u = m.current(src);
+        for (int z = lo[2]; z < hi[2]; ++z)
+          for (int y = lo[1]; y < hi[1]; ++y)
+            for (int x = lo[0]; x < hi[0]; ++x) {
+              const int c =
+                  ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) * kPatchSize +
+                  (x - bx * kPatchSize);
+              const kernels::Cons cu = {u[c], {u[n + c], u[2 * n + c], u[3 * n + c]}, u[4 * n + c]};
+              const kernels::Prim w = kernels::cons_to_prim(cu, eos);
+              const int i = ((z + 1) * kFamily + (y + 1)) * kFamily + (x + 1);
+              f.rho[i] = w.rho;
+              f.pres[i] = w.p;
+            }
       }
 }
 
-void stencil(const std::vector<double>& q, int i, int j, int k, double s[3][3][3]) {
-  for (int c = 0; c < 3; ++c)
-    for (int b = 0; b < 3; ++b)
-      for (int a = 0; a < 3; ++a) s[c][b][a] = q[((k + c) * kHalo + (j + b)) * kHalo + (i + a)];
+// Density and pressure of one patch of the family and one layer around it; where the
+// neighbouring block has no same-level patch, the nearest cell of the patch itself.
+void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres) {
+  const int o[3] = {(child & 1) * kPatchSize, ((child >> 1) & 1) * kPatchSize,
+                    ((child >> 2) & 1) * kPatchSize};
+  for (int k = -1; k <= kPatchSize; ++k)
+    for (int j = -1; j <= kPatchSize; ++j)
+      for (int i = -1; i <= kPatchSize; ++i) {
+        int x = o[0] + i, y = o[1] + j, z = o[2] + k;
+        if (f.block[floor_div(z, kPatchSize) + 1][floor_div(y, kPatchSize) + 1]
+                   [floor_div(x, kPatchSize) + 1] == mesh::kNoPatch) {
+          x = o[0] + std::clamp(i, 0, kPatchSize - 1);
+          y = o[1] + std::clamp(j, 0, kPatchSize - 1);
+          z = o[2] + std::clamp(k, 0, kPatchSize - 1);
+        }
+        const int from = ((z + 1) * kFamily + (y + 1)) * kFamily + (x + 1);
+        const int to = ((k + 1) * kHalo + (j + 1)) * kHalo + (i + 1);
+        rho[to] = f.rho[from];
+        pres[to] = f.pres[from];
+      }
 }
 
-double relative_gradient(const double s[3][3][3]) {
-  const double c = std::fabs(s[1][1][1]);
-  const double g = std::max({std::fabs(s[1][1][2] - s[1][1][0]), std::fabs(s[1][2][1] - s[1][0][1]),
-                             std::fabs(s[2][1][1] - s[0][1][1])});
+// max_d |q(+1) - q(-1)| / (2 |q|) at q[0] with strides s.
+double relative_gradient(const double* q, const int s[3]) {
+  const double c = std::fabs(q[0]);
+  const double g = std::max({std::fabs(q[s[0]] - q[-s[0]]), std::fabs(q[s[1]] - q[-s[1]]),
+                             std::fabs(q[s[2]] - q[-s[2]])});
   return c > 0 ? 0.5 * g / c : 0;
 }
 
-// Whether any cell of patch p meets the criteria; the flagged cells' bounding box
-// (patch cell indices) is returned in lo/hi.
-bool flag_patch(const mesh::Mesh& m, int p, const RefinementParams& rp,
-                const kernels::EosParams& eos, const Problem& problem, double time, int lo[3],
+// Whether any cell of the family's patch `child` meets the criteria; the flagged cells'
+// bounding box (patch cell indices) is returned in lo/hi.
+bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
+                const RefinementParams& rp, const Problem& problem, double time, int lo[3],
                 int hi[3]) {
-  thread_local std::vector<double> rho, pres;
-  gather_halo(m, p, eos, rho, pres);
+  double rho[kHalo * kHalo * kHalo], pres[kHalo * kHalo * kHalo];
+  patch_halo(family, child, rho, pres);
   const bool refined = !m.patch(p).is_leaf();
   const int lv = m.patch(p).level;
   using R = RefinementParams;
   const bool use_lohner = R::at(rp.lohner_refine, lv) > 0;
   const bool use_gradient = R::at(rp.gradient_refine, lv) > 0;
   const bool use_density = R::at(rp.density_refine, lv) > 0;
+  const bool use_problem = problem.has_refine_criterion();
   const double lohner = R::at(refined ? rp.lohner_derefine : rp.lohner_refine, lv);
   const double gradient = R::at(refined ? rp.gradient_derefine : rp.gradient_refine, lv);
   const double density = R::at(refined ? rp.density_derefine : rp.density_refine, lv);
   const double h = m.dx(m.patch(p).level);
+  const int s[3] = {1, kHalo, kHalo * kHalo};
   bool any = false;
   for (int d = 0; d < 3; ++d) lo[d] = kPatchSize, hi[d] = -1;
   for (int k = 0; k < kPatchSize; ++k)
     for (int j = 0; j < kPatchSize; ++j)
       for (int i = 0; i < kPatchSize; ++i) {
-        double sr[3][3][3], sp[3][3][3];
-        stencil(rho, i, j, k, sr);
-        stencil(pres, i, j, k, sp);
+        const int c = ((k + 1) * kHalo + (j + 1)) * kHalo + (i + 1);
         bool flag = false;
         if (use_lohner)
-          flag = (rp.lohner_density && lohner_estimator(sr, rp.lohner_filter) > lohner) ||
-                 (rp.lohner_pressure && lohner_estimator(sp, rp.lohner_filter) > lohner);
+          flag = (rp.lohner_density && lohner_estimator(rho + c, s, rp.lohner_filter) > lohner) ||
+                 (rp.lohner_pressure && lohner_estimator(pres + c, s, rp.lohner_filter) > lohner);
         if (!flag && use_gradient)
-          flag = relative_gradient(sr) > gradient || relative_gradient(sp) > gradient;
-        if (!flag && use_density) flag = sr[1][1][1] > density;
-        if (!flag) {
+          flag =
+              relative_gradient(rho + c, s) > gradient || relative_gradient(pres + c, s) > gradient;
+        if (!flag && use_density) flag = rho[c] > density;
+        if (!flag && use_problem) {
           const auto x = m.cell_center(p, i, j, k);
-          const CellBox cell = CellBox::around(x, h);
-          flag = problem.refine(cell, time, m.patch(p).level);
+          flag = problem.refine(CellBox::around(x, h), time, m.patch(p).level);
         }
         if (!flag) continue;
         any = true;
@@ -113,6 +144,11 @@ std::uint64_t pack(mesh::PatchCoord pc) {
 mesh::PatchCoord unpack(std::uint64_t k) {
   const std::uint64_t mask = (1u << 21) - 1;
   return {int(k & mask), int((k >> 21) & mask), int((k >> 42) & mask)};
+}
+
+void sort_unique(std::vector<std::uint64_t>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
 }  // namespace
@@ -153,9 +189,11 @@ RefinementParams RefinementParams::from_params(const Params& p) {
   return rp;
 }
 
-double lohner_estimator(const double s[3][3][3], double filter) {
-  // Index s[z][y][x]; unit spacing (the estimator is dimensionless).
-  auto at = [&](int dx, int dy, int dz) { return s[1 + dz][1 + dy][1 + dx]; };
+double lohner_estimator(const double* q, const int stride[3], double filter) {
+  // Unit spacing (the estimator is dimensionless).
+  auto at = [&](int dx, int dy, int dz) {
+    return q[dx * stride[0] + dy * stride[1] + dz * stride[2]];
+  };
   double num = 0, den = 0;
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b) {
@@ -183,20 +221,28 @@ double lohner_estimator(const double s[3][3][3], double filter) {
   return den > 0 ? std::sqrt(num / den) : 0;
 }
 
+double lohner_estimator(const double s[3][3][3], double filter) {
+  const int stride[3] = {1, 3, 9};
+  return lohner_estimator(&s[1][1][1], stride, filter);
+}
+
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
                                const kernels::EosParams& eos, const Problem& problem, double time) {
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
-  std::vector<std::set<std::uint64_t>> refine(rp.max_level);
-  // Flags of the existing patches, with the buffer spilling into neighbours.
+  std::vector<std::vector<std::uint64_t>> refine(rp.max_level);
+  // Flags of the existing patches, with the buffer spilling into neighbours. A family's
+  // primitive variables are converted once for its 8 patches.
   for (int level = 0; level < top; ++level) {
     const auto& groups = m.groups(level);
-    std::vector<std::vector<int>> marked(groups.size());
+    std::vector<std::vector<std::uint64_t>> marked(groups.size());
 #pragma omp parallel for schedule(dynamic)
-    for (std::size_t g = 0; g < groups.size(); ++g)
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      thread_local FamilyHalo family;
+      gather_family(m, groups[g], eos, family);
       for (int c = 0; c < mesh::kFamilySize; ++c) {
         const int p = groups[g] + c;
         int lo[3], hi[3];
-        if (!flag_patch(m, p, rp, eos, problem, time, lo, hi)) continue;
+        if (!flag_patch(m, p, family, c, rp, problem, time, lo, hi)) continue;
         int from[3], to[3];
         for (int d = 0; d < 3; ++d) {
           from[d] = lo[d] - rp.flag_buffer < 0 ? -1 : 0;
@@ -206,15 +252,17 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
           for (int dy = from[1]; dy <= to[1]; ++dy)
             for (int dx = from[0]; dx <= to[0]; ++dx) {
               const int q = m.patch(p).neighbour[mesh::neighbour_index(dx, dy, dz)];
-              if (q != mesh::kNoPatch) marked[g].push_back(q);
+              if (q != mesh::kNoPatch) marked[g].push_back(pack(m.patch(q).coord()));
             }
       }
+    }
     for (const auto& list : marked)
-      for (int q : list) refine[level].insert(pack(m.patch(q).coord()));
+      refine[level].insert(refine[level].end(), list.begin(), list.end());
   }
   // Proper nesting, from the finest level down: a refined patch needs all its
   // neighbours on its own level, so their parents are refined.
-  for (int level = rp.max_level - 1; level >= 1; --level)
+  for (int level = rp.max_level - 1; level >= 1; --level) {
+    sort_unique(refine[level]);
     for (std::uint64_t k : refine[level]) {
       const mesh::PatchCoord pc = unpack(k);
       for (int dz = -1; dz <= 1; ++dz)
@@ -222,10 +270,12 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
           for (int dx = -1; dx <= 1; ++dx) {
             mesh::PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
             if (!m.wrap(level, q)) continue;
-            refine[level - 1].insert(
+            refine[level - 1].push_back(
                 pack({floor_div(q[0], 2), floor_div(q[1], 2), floor_div(q[2], 2)}));
           }
     }
+  }
+  if (!refine.empty()) sort_unique(refine[0]);
   mesh::Hierarchy h;
   for (int level = 0; level < rp.max_level && !refine[level].empty(); ++level) {
     h.emplace_back();

@@ -36,6 +36,8 @@ class Problem {
   virtual kernels::Cons initial_state(const CellBox& cell) const = 0;
   // Problem-defined refinement criterion, OR-ed with the [amr] criteria: whether a cell
   // of `level` at time t must be refined (e.g. a static region of interest).
+  // A problem that overrides refine() says so here, so that flagging calls it only then.
+  virtual bool has_refine_criterion() const { return false; }
   virtual bool refine(const CellBox& cell, double t, int level) const {
     (void)cell, (void)t, (void)level;
     return false;

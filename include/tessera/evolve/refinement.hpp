@@ -38,6 +38,8 @@ struct RefinementParams {
 // Löhner's estimator of variable q at the centre of a 3x3x3 stencil s[k][j][i]: second
 // derivatives over first-derivative magnitudes plus a filter on |q|; in [0, 1].
 double lohner_estimator(const double s[3][3][3], double filter);
+// The same at q[0] of an array with strides (x, y, z).
+double lohner_estimator(const double* q, const int stride[3], double filter);
 
 // The hierarchy the mesh should have now: refined are the patches (below max_level) with
 // a flagged cell within flag_buffer cells, where leaves flag on the refine thresholds and
