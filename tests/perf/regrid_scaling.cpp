@@ -1,0 +1,110 @@
+// Regrid cost against mesh size at a fixed number of changed families: the incremental
+// regrid (Mesh::apply_hierarchy + prolongation of the new families) beside a rebuild from
+// scratch (a new mesh from the hierarchy, every family copied or prolonged: what a regrid
+// did before it was incremental), and the flux-register rebuild that follows either.
+//
+//   tessera_regrid_scaling [ROOT ...]      (default: 64 96 128 160; ROOT >= 64)
+//
+// Each mesh is a root grid of ROOT^3 cells with the half x < 1/2 refined once, so its
+// size grows as ROOT^3; the change adds 64 families in the other half, then removes them.
+// Times are the median of 5 repetitions, one thread.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "tessera/evolve/flux_register.hpp"
+#include "tessera/mesh/mesh.hpp"
+#include "tessera/mesh/prolongation.hpp"
+
+using namespace tessera;
+using namespace tessera::mesh;
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void prolong_added(Mesh& m, const MeshChange& change) {
+  CoarseBox scratch;
+  for (int level = 1; level < m.num_levels(); ++level)
+    for (int g : change.added[level]) prolong_family(m, g, scratch);
+}
+
+// The regrid as it was: a new mesh, families that existed copied, new ones prolonged.
+Mesh rebuild(const Mesh& old, const Hierarchy& h) {
+  Mesh m(old.geometry(), old.nvar(), h);
+  CoarseBox scratch;
+  for (int level = 0; level < m.num_levels(); ++level)
+    for (int g : m.groups(level)) {
+      const int o = old.find_patch(level, m.patch(g).coord());
+      if (o == kNoPatch) {
+        prolong_family(m, g, scratch);
+        continue;
+      }
+      for (int c = 0; c < kFamilySize; ++c)
+        std::copy_n(old.current(o + c), old.patch_reals(), m.current(g + c));
+    }
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> roots;
+  for (int i = 1; i < argc; ++i) roots.push_back(std::atoi(argv[i]));
+  if (roots.empty()) roots = {64, 96, 128, 160};
+  constexpr int kChanged = 64;
+  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s\n", "root", "patches", "cells", "changed",
+              "incr add ms", "incr del ms", "rebuild ms", "registers ms");
+  for (int n : roots) {
+    Geometry geo;
+    geo.xmin = {0, 0, 0};
+    geo.xmax = {1, 1, 1};
+    geo.root_cells = {n, n, n};
+    geo.dx0 = 1.0 / n;
+    for (auto& d : geo.boundary) d = {Boundary::kOutflow, Boundary::kOutflow};
+    const int np = n / kPatchSize;
+    Hierarchy base(1), grown(1);
+    for (int z = 0; z < np; ++z)
+      for (int y = 0; y < np; ++y)
+        for (int x = 0; x < np / 2; ++x) base[0].push_back({x, y, z});
+    grown = base;
+    for (int i = 0; i < kChanged; ++i)
+      grown[0].push_back({np / 2 + i % (np / 2), i / (np / 2) % np, i / (np / 2) / np});
+    if (np * np * np / 2 < kChanged) return std::fprintf(stderr, "ROOT must be at least 64\n"), 2;
+    Mesh m(geo, 5, base);
+    for (int p = 0; p < m.num_patches(); ++p)
+      for (std::size_t i = 0; i < m.patch_reals(); ++i) m.current(p)[i] = Real(1 + (p + i) % 7);
+    std::vector<double> add, del, full, regs;
+    for (int rep = 0; rep < 5; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      const MeshChange a = m.apply_hierarchy(grown);
+      prolong_added(m, a);
+      add.push_back(seconds_since(t0));
+      if (a.added_families != kChanged) return std::fprintf(stderr, "unexpected change\n"), 1;
+      t0 = std::chrono::steady_clock::now();
+      evolve::FluxRegisters registers;
+      registers.build(m);
+      regs.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const Mesh r = rebuild(m, base);
+      full.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const MeshChange d = m.apply_hierarchy(base);
+      del.push_back(seconds_since(t0));
+      if (d.removed_families != kChanged) return std::fprintf(stderr, "unexpected change\n"), 1;
+    }
+    std::printf("%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f\n", n, m.num_patches(),
+                m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
+                1e3 * median(full), 1e3 * median(regs));
+  }
+  return 0;
+}
