@@ -2,6 +2,7 @@
 // solver's contiguous box (GAMER's Prepare_PatchData / closing step, Schive et al. 2010 §3.5).
 #include <algorithm>
 
+#include "stream_store.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/mesh/boundary.hpp"
@@ -99,8 +100,8 @@ void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior)
       for (int z = 0; z < kPatchSize; ++z)
         for (int y = 0; y < kPatchSize; ++y) {
           const Real* from = interior + v * g * g * g + ((z + oz) * g + (y + oy)) * g + ox;
-          std::copy(from, from + kPatchSize,
-                    data + v * mesh::kPatchCells + (z * kPatchSize + y) * kPatchSize);
+          stream_copy(from, kPatchSize,
+                      data + v * mesh::kPatchCells + (z * kPatchSize + y) * kPatchSize);
         }
   }
 }

@@ -20,7 +20,9 @@ namespace tessera::evolve {
 bool prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box,
                    double coarse_weight = 1.0);
 
-// Scatters a solved 16^3 interior [nvar][16][16][16] into the family's 8 patches of `slot`.
+// Scatters a solved 16^3 interior [nvar][16][16][16] into the family's 8 patches of `slot`,
+// with non-temporal stores: another thread reads them safely only after this thread has
+// fenced (stream_fence, or the end of a parallel region that calls it).
 void close_group(mesh::Mesh& mesh, int slot, int first_patch, const Real* interior);
 
 // Thread time of the prepare stage, split by whether a group has coarse-fine faces.
