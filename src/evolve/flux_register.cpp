@@ -46,6 +46,14 @@ void FluxRegisters::build(const mesh::Mesh& m) {
           registers_[level].push_back({p, face, std::vector<Real>(nvar_ * kFacePatchCells, 0)});
         }
       }
+  patch_runs_.assign(m.num_levels(), {});
+  for (std::size_t level = 0; level < registers_.size(); ++level) {
+    const auto& regs = registers_[level];
+    for (std::size_t i = 0; i < regs.size(); ++i)
+      if (i == 0 || regs[i].patch != regs[i - 1].patch)
+        patch_runs_[level].push_back(static_cast<int>(i));
+    patch_runs_[level].push_back(static_cast<int>(regs.size()));
+  }
 }
 
 FluxRegisters::Register* FluxRegisters::find(int level, int patch, int face) {
@@ -104,26 +112,35 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
 void FluxRegisters::reflux(mesh::Mesh& m, int level) {
   if (level >= static_cast<int>(registers_.size())) return;
   const Real inv_dx = Real(1 / m.dx(level));
-  for (auto& r : registers_[level]) {
-    Real* u = m.current(r.patch);
-    const int dir = r.face / 2, side = r.face % 2;
-    const Real sign = side ? Real(-1) : Real(1);
-    for (int a = 0; a < kPatchSize; ++a)
-      for (int b = 0; b < kPatchSize; ++b) {
-        int pos[3];
-        pos[dir] = side ? kPatchSize - 1 : 0;
-        // Invert transverse(): x: (a, b) = (z, y); y: (z, x); z: (y, x).
-        if (dir == 0) pos[2] = a, pos[1] = b;
-        if (dir == 1) pos[2] = a, pos[0] = b;
-        if (dir == 2) pos[1] = a, pos[0] = b;
-        const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
-        for (int v = 0; v < nvar_; ++v) {
-          Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];
-          u[v * mesh::kPatchCells + cell] += sign * inv_dx * reg;
-          reg = 0;
-        }
+  auto& regs = registers_[level];
+  const auto& runs = patch_runs_[level];
+  // Patches in parallel; the faces of one patch (which share edge cells) in order by one
+  // thread, so the sums are the same for any thread count.
+  const int nruns = static_cast<int>(runs.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int run = 0; run < nruns; ++run)
+    for (int i = runs[run]; i < runs[run + 1]; ++i) reflux_one(m, regs[i], inv_dx);
+}
+
+void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
+  Real* u = m.current(r.patch);
+  const int dir = r.face / 2, side = r.face % 2;
+  const Real sign = side ? Real(-1) : Real(1);
+  for (int a = 0; a < kPatchSize; ++a)
+    for (int b = 0; b < kPatchSize; ++b) {
+      int pos[3];
+      pos[dir] = side ? kPatchSize - 1 : 0;
+      // Invert transverse(): x: (a, b) = (z, y); y: (z, x); z: (y, x).
+      if (dir == 0) pos[2] = a, pos[1] = b;
+      if (dir == 1) pos[2] = a, pos[0] = b;
+      if (dir == 2) pos[1] = a, pos[0] = b;
+      const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
+      for (int v = 0; v < nvar_; ++v) {
+        Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];
+        u[v * mesh::kPatchCells + cell] += sign * inv_dx * reg;
+        reg = 0;
       }
-  }
+    }
 }
 
 }  // namespace tessera::evolve

@@ -37,9 +37,13 @@ class FluxRegisters {
   };
   static long long key(int patch, int face) { return 6LL * patch + face; }
   Register* find(int level, int patch, int face);
+  void reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
 
   int nvar_ = 0;
   std::vector<std::vector<Register>> registers_;  // [level]
+  // [level]: where each patch's registers begin in registers_[level] (a patch's are
+  // consecutive), and one past the last: reflux runs patches in parallel.
+  std::vector<std::vector<int>> patch_runs_;
   std::vector<std::unordered_map<long long, int>> index_;
 };
 
