@@ -44,7 +44,10 @@ inline double lohner_fixed(const double* q, double filter) {
   diag(SX), cross(SX, SY), cross(SX, SZ);
   cross(SY, SX), diag(SY), cross(SY, SZ);
   cross(SZ, SX), cross(SZ, SY), diag(SZ);
-  return den > 0 ? std::sqrt(num / den) : 0;
+  // Computed, then selected: no branch, so that a row of cells vectorises (this file is
+  // built with -fno-math-errno -fno-trapping-math, which allow that and change no value).
+  const double r = std::sqrt(num / den);
+  return den > 0 ? r : 0;
 }
 
 // Density and pressure of a family and one layer around it, converted once per cell,
@@ -141,16 +144,23 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
   const int s[3] = {1, kHalo, kHalo * kHalo};
   bool any = false;
   for (int d = 0; d < 3; ++d) lo[d] = kPatchSize, hi[d] = -1;
+  const bool lohner_rho = use_lohner && rp.lohner_density;
+  const bool lohner_pres = use_lohner && rp.lohner_pressure;
   for (int k = 0; k < kPatchSize; ++k)
-    for (int j = 0; j < kPatchSize; ++j)
+    for (int j = 0; j < kPatchSize; ++j) {
+      // Löhner's estimators of a whole row first, in loops without branches that the
+      // compiler vectorises (each cell's value as before); then the flags.
+      const int row = ((k + 1) * kHalo + (j + 1)) * kHalo + 1;
+      double est_rho[kPatchSize] = {}, est_pres[kPatchSize] = {};
+      if (lohner_rho)
+        for (int i = 0; i < kPatchSize; ++i)
+          est_rho[i] = lohner_fixed<1, kHalo, kHalo * kHalo>(rho + row + i, rp.lohner_filter);
+      if (lohner_pres)
+        for (int i = 0; i < kPatchSize; ++i)
+          est_pres[i] = lohner_fixed<1, kHalo, kHalo * kHalo>(pres + row + i, rp.lohner_filter);
       for (int i = 0; i < kPatchSize; ++i) {
-        const int c = ((k + 1) * kHalo + (j + 1)) * kHalo + (i + 1);
-        bool flag = false;
-        if (use_lohner)
-          flag = (rp.lohner_density &&
-                  lohner_fixed<1, kHalo, kHalo * kHalo>(rho + c, rp.lohner_filter) > lohner) ||
-                 (rp.lohner_pressure &&
-                  lohner_fixed<1, kHalo, kHalo * kHalo>(pres + c, rp.lohner_filter) > lohner);
+        const int c = row + i;
+        bool flag = (lohner_rho && est_rho[i] > lohner) || (lohner_pres && est_pres[i] > lohner);
         if (!flag && use_gradient)
           flag =
               relative_gradient(rho + c, s) > gradient || relative_gradient(pres + c, s) > gradient;
@@ -165,6 +175,7 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
         for (int d = 0; d < 3; ++d)
           lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
       }
+    }
   return any;
 }
 
