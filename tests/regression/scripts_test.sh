@@ -34,7 +34,10 @@ for args in "--field rho --axis z --log" "--field press --axis x" "--field vel1 
 done
 
 # Profiles with the analytic solution: the L1 differences are those of the regression
-# tests (Sod 128 cells: 4.1e-3; threshold 5e-3) or of a coarse Sedov run.
+# tests (Sod 128 cells: 4.1e-3; threshold 5e-3) or of coarse runs, bounded at 1.5x the
+# measured value (Sedov 32^3 + 1 level at t = 0.01: 1.04e-2; blob 16^3 after 2 steps:
+# 2.09e-2), so that a profile taken from the wrong cells or compared at the wrong time
+# fails.
 l1=$($py "$src/scripts/plot_profile.py" "$sod" --line x --compare --tessera "$tessera" \
   --out "$work/sod_profile.png" | sed -n 's/^L1 .*: //p')
 png_ok "$work/sod_profile.png" || fail "plot_profile.py (sod) wrote no PNG"
@@ -42,7 +45,7 @@ awk -v e="${l1:-1}" 'BEGIN { exit !(e < 5e-3) }' || fail "Sod line-out L1 = '$l1
 l1=$($py "$src/scripts/plot_profile.py" "$sedov" --radial --compare --tessera "$tessera" \
   --out "$work/sedov_profile.png" | sed -n 's/^L1 .*: //p')
 png_ok "$work/sedov_profile.png" || fail "plot_profile.py (sedov) wrote no PNG"
-awk -v e="${l1:-1}" 'BEGIN { exit !(e < 0.05) }' || fail "Sedov radial L1 = '$l1', expected < 0.05"
+awk -v e="${l1:-1}" 'BEGIN { exit !(e < 0.016) }' || fail "Sedov radial L1 = '$l1', expected < 0.016"
 $py "$src/scripts/plot_profile.py" "$sedov" --line y --field press --out "$work/p.png" >/dev/null ||
   fail "plot_profile.py --line y --field press exited $?"
 png_ok "$work/p.png" || fail "plot_profile.py (pressure line-out) wrote no PNG"
@@ -52,7 +55,7 @@ png_ok "$work/p.png" || fail "plot_profile.py (pressure line-out) wrote no PNG"
 blob=$(ls "$work"/blob/blob.*.athdf | tail -n 1)
 l1=$($py "$src/scripts/plot_profile.py" "$blob" --line x --compare --tessera "$tessera" \
   --out "$work/blob_profile.png" | sed -n 's/^L1 .*: //p')
-awk -v e="${l1:-1}" 'BEGIN { exit !(e < 0.05) }' || fail "blob line-out L1 = '$l1', expected < 0.05"
+awk -v e="${l1:-1}" 'BEGIN { exit !(e < 0.031) }' || fail "blob line-out L1 = '$l1', expected < 0.031"
 $py "$src/scripts/plot_profile.py" "$blob" --radial --compare --field press >/dev/null 2>&1
 [ $? -eq 2 ] || fail "--compare --field press: expected exit 2"
 
