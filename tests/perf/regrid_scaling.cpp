@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../mesh_rebuild.hpp"
 #include "tessera/evolve/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/mesh/prolongation.hpp"
@@ -36,23 +37,6 @@ void prolong_added(Mesh& m, const MeshChange& change) {
   CoarseBox scratch;
   for (int level = 1; level < m.num_levels(); ++level)
     for (int g : change.added[level]) prolong_family(m, g, scratch);
-}
-
-// The regrid as it was: a new mesh, families that existed copied, new ones prolonged.
-Mesh rebuild(const Mesh& old, const Hierarchy& h) {
-  Mesh m(old.geometry(), old.nvar(), h);
-  CoarseBox scratch;
-  for (int level = 0; level < m.num_levels(); ++level)
-    for (int g : m.groups(level)) {
-      const int o = old.find_patch(level, m.patch(g).coord());
-      if (o == kNoPatch) {
-        prolong_family(m, g, scratch);
-        continue;
-      }
-      for (int c = 0; c < kFamilySize; ++c)
-        std::copy_n(old.current(o + c), old.patch_reals(), m.current(g + c));
-    }
-  return m;
 }
 
 }  // namespace
@@ -95,7 +79,7 @@ int main(int argc, char** argv) {
       registers.build(m);
       regs.push_back(seconds_since(t0));
       t0 = std::chrono::steady_clock::now();
-      const Mesh r = rebuild(m, base);
+      const Mesh r = testing::rebuild(m, base);
       full.push_back(seconds_since(t0));
       t0 = std::chrono::steady_clock::now();
       const MeshChange d = m.apply_hierarchy(base);

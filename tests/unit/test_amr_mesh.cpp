@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "../mesh_rebuild.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -202,23 +203,7 @@ void expect_same_mesh(const Mesh& a, const Mesh& b) {
   EXPECT_EQ(differing, 0) << "patches whose data differ";
 }
 
-// From-scratch rebuild of `next` from `old` as the regrid did before it was incremental:
-// families that existed are copied, new ones are prolonged.
-Mesh rebuild(const Mesh& old, const Hierarchy& next) {
-  Mesh m(old.geometry(), old.nvar(), next);
-  CoarseBox scratch;
-  for (int level = 0; level < m.num_levels(); ++level)
-    for (int g : m.groups(level)) {
-      const int o = old.find_patch(level, m.patch(g).coord());
-      if (o == kNoPatch) {
-        prolong_family(m, g, scratch);
-        continue;
-      }
-      for (int c = 0; c < kFamilySize; ++c)
-        std::copy_n(old.current(o + c), old.patch_reals(), m.current(g + c));
-    }
-  return m;
-}
+using testing::rebuild;
 
 // prolong_region (slopes once per coarse cell, as the prepare stage uses it) gives the
 // values of prolong_cell bit for bit, for regions starting at even and odd fine cells.
