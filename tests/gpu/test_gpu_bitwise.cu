@@ -12,5 +12,24 @@ TEST(GpuKernelsNoFma, BitwiseEqualToCpuForEveryScheme) {
         << int(s.riemann);
 }
 
+// The floor and bad-cell paths: near-vacuum slabs below both floors and one non-finite
+// cell in each of 3 groups, for every scheme. The GPU must give every output bit for bit,
+// floor the same number of cells per group and report the same first bad cell; the CPU
+// must actually floor and find the bad cells, or the comparison would be 0 against 0.
+TEST(GpuKernelsNoFma, FloorsAndBadCellsBitwiseEqualToCpu) {
+  for (const Scheme& s : all_schemes()) {
+    ExtremeCounts counts;
+    EXPECT_EQ(compare_with_cpu(s, 12, 307 + scheme_seed(s), &counts), 0.0)
+        << "integrator " << int(s.integrator) << " recon " << int(s.recon) << " riemann "
+        << int(s.riemann);
+    std::printf(
+        "integrator %d recon %d riemann %d: %lld floored cells, %d groups with a bad "
+        "cell\n",
+        int(s.integrator), int(s.recon), int(s.riemann), counts.floored, counts.bad_groups);
+    EXPECT_GT(counts.floored, 0);
+    EXPECT_EQ(counts.bad_groups, 3);  // groups 3, 7 and 11
+  }
+}
+
 }  // namespace
 }  // namespace tessera::kernels
