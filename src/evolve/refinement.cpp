@@ -18,10 +18,12 @@ int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Löhner's estimator unrolled for fixed strides (the flagging loop's): the same terms,
-// added in the same order as lohner_estimator, so the same bits.
+// Löhner's estimator unrolled for fixed strides (the flagging loop's): the numerator and
+// denominator sums of lohner_estimator, the same terms added in the same order, so the
+// same bits; the estimator is sqrt(num / den) (0 where den = 0). No division or square
+// root here, so that a row of cells vectorises.
 template <int SX, int SY, int SZ>
-inline double lohner_fixed(const double* q, double filter) {
+inline void lohner_sums(const double* q, double filter, double& num_out, double& den_out) {
   const double c = q[0];
   double num = 0, den = 0;
   auto diag = [&](int s) {
@@ -44,10 +46,22 @@ inline double lohner_fixed(const double* q, double filter) {
   diag(SX), cross(SX, SY), cross(SX, SZ);
   cross(SY, SX), diag(SY), cross(SY, SZ);
   cross(SZ, SX), cross(SZ, SY), diag(SZ);
-  // Computed, then selected: no branch, so that a row of cells vectorises (this file is
-  // built with -fno-math-errno -fno-trapping-math, which allow that and change no value).
-  const double r = std::sqrt(num / den);
-  return den > 0 ? r : 0;
+  num_out = num;
+  den_out = den;
+}
+
+// Whether sqrt(num / den) > threshold (the estimator being 0 where den = 0), with the
+// same answer as computing it: where num and threshold^2 den differ by more than 1e-9
+// relative (all values normal and finite), the rounding of the division and the square
+// root (a few 1e-16) cannot change the comparison, so neither is computed.
+inline bool lohner_exceeds(double num, double den, double threshold) {
+  const double l2 = threshold * threshold, t = l2 * den;
+  if (l2 > 1e-300 && den > 1e-300 && t > 1e-300 && t < 1e300 && num < 1e300) {
+    if (num < t * (1 - 1e-9)) return false;
+    if (num > t * (1 + 1e-9)) return true;
+  }
+  const double r = den > 0 ? std::sqrt(num / den) : 0;
+  return r > threshold;
 }
 
 // Density and pressure of a family and one layer around it, converted once per cell,
@@ -149,18 +163,22 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
   for (int k = 0; k < kPatchSize; ++k)
     for (int j = 0; j < kPatchSize; ++j) {
       // Löhner's estimators of a whole row first, in loops without branches that the
-      // compiler vectorises (each cell's value as before); then the flags.
+      // compiler vectorises (the same sums as before); then the flags.
       const int row = ((k + 1) * kHalo + (j + 1)) * kHalo + 1;
-      double est_rho[kPatchSize] = {}, est_pres[kPatchSize] = {};
+      double num_rho[kPatchSize] = {}, den_rho[kPatchSize] = {};
+      double num_pres[kPatchSize] = {}, den_pres[kPatchSize] = {};
       if (lohner_rho)
         for (int i = 0; i < kPatchSize; ++i)
-          est_rho[i] = lohner_fixed<1, kHalo, kHalo * kHalo>(rho + row + i, rp.lohner_filter);
+          lohner_sums<1, kHalo, kHalo * kHalo>(rho + row + i, rp.lohner_filter, num_rho[i],
+                                               den_rho[i]);
       if (lohner_pres)
         for (int i = 0; i < kPatchSize; ++i)
-          est_pres[i] = lohner_fixed<1, kHalo, kHalo * kHalo>(pres + row + i, rp.lohner_filter);
+          lohner_sums<1, kHalo, kHalo * kHalo>(pres + row + i, rp.lohner_filter, num_pres[i],
+                                               den_pres[i]);
       for (int i = 0; i < kPatchSize; ++i) {
         const int c = row + i;
-        bool flag = (lohner_rho && est_rho[i] > lohner) || (lohner_pres && est_pres[i] > lohner);
+        bool flag = (lohner_rho && lohner_exceeds(num_rho[i], den_rho[i], lohner)) ||
+                    (lohner_pres && lohner_exceeds(num_pres[i], den_pres[i], lohner));
         if (!flag && use_gradient)
           flag =
               relative_gradient(rho + c, s) > gradient || relative_gradient(pres + c, s) > gradient;
