@@ -50,20 +50,6 @@ inline void lohner_sums(const double* q, double filter, double& num_out, double&
   den_out = den;
 }
 
-// Whether sqrt(num / den) > threshold (the estimator being 0 where den = 0), with the
-// same answer as computing it: where num and threshold^2 den differ by more than 1e-9
-// relative (all values normal and finite), the rounding of the division and the square
-// root (a few 1e-16) cannot change the comparison, so neither is computed.
-inline bool lohner_exceeds(double num, double den, double threshold) {
-  const double l2 = threshold * threshold, t = l2 * den;
-  if (l2 > 1e-300 && den > 1e-300 && t > 1e-300 && t < 1e300 && num < 1e300) {
-    if (num < t * (1 - 1e-9)) return false;
-    if (num > t * (1 + 1e-9)) return true;
-  }
-  const double r = den > 0 ? std::sqrt(num / den) : 0;
-  return r > threshold;
-}
-
 // Density and pressure of a family and one layer around it, converted once per cell,
 // and the patch each 8^3 block of that region comes from (kNoPatch where the level has
 // none: a coarser region, or outside the domain).
@@ -279,6 +265,19 @@ double lohner_estimator(const double* q, const int stride[3], double filter) {
       den += dd * dd;
     }
   return den > 0 ? std::sqrt(num / den) : 0;
+}
+
+// Where num and threshold^2 den differ by more than 1e-9 relative (all values normal and
+// finite), the rounding of the division and the square root (a few 1e-16) cannot change
+// the comparison, so neither is computed.
+bool lohner_exceeds(double num, double den, double threshold) {
+  const double l2 = threshold * threshold, t = l2 * den;
+  if (l2 > 1e-300 && den > 1e-300 && t > 1e-300 && t < 1e300 && num < 1e300) {
+    if (num < t * (1 - 1e-9)) return false;
+    if (num > t * (1 + 1e-9)) return true;
+  }
+  const double r = den > 0 ? std::sqrt(num / den) : 0;
+  return r > threshold;
 }
 
 double lohner_estimator(const double s[3][3][3], double filter) {

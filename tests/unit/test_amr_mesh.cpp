@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 
 #include "../mesh_rebuild.hpp"
 #include "tessera/core/error.hpp"
@@ -142,6 +143,40 @@ TEST(Lohner, ZeroForLinearDataLargeAtAJump) {
   EXPECT_NEAR(evolve::lohner_estimator(linear, 0.01), 0, 1e-12);
   EXPECT_GT(evolve::lohner_estimator(step, 0.01), 0.8);
   EXPECT_LE(evolve::lohner_estimator(step, 0.01), 1.0);
+}
+
+// The flagging loop compares Löhner's sums with the threshold without dividing where the
+// answer is clear; it must give the answer of sqrt(num / den) > threshold everywhere,
+// also for num a few ulps either side of threshold^2 den, den = 0, and extreme values.
+TEST(Refinement, LohnerComparisonEqualsTheEstimatorComparison) {
+  auto direct = [](double num, double den, double threshold) {
+    return (den > 0 ? std::sqrt(num / den) : 0.0) > threshold;
+  };
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0, 1);
+  long long checked = 0, near = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double threshold = i % 50 == 0 ? 0.0 : std::pow(10.0, -4 * u(rng));
+    const double den = i % 97 == 0 ? 0.0 : std::pow(10.0, 12 * u(rng) - 6);
+    double num = std::pow(10.0, 16 * u(rng) - 10);
+    if (i % 2 == 0) {  // at the threshold, up to 64 ulps either side
+      num = threshold * threshold * den;
+      const int steps = int(128 * u(rng)) - 64;
+      for (int s = 0; s < std::abs(steps); ++s)
+        num = std::nextafter(num, steps > 0 ? INFINITY : 0.0);
+      ++near;
+    }
+    ASSERT_EQ(evolve::lohner_exceeds(num, den, threshold), direct(num, den, threshold))
+        << "num " << num << " den " << den << " threshold " << threshold;
+    ++checked;
+  }
+  for (double num : {0.0, 1e-320, 1.0, 1e308, double(NAN), double(INFINITY)})
+    for (double den : {0.0, 1e-320, 1.0, 1e308, double(NAN), double(INFINITY)})
+      for (double threshold : {0.0, 1e-160, 0.5, 1e160})
+        EXPECT_EQ(evolve::lohner_exceeds(num, den, threshold), direct(num, den, threshold))
+            << "num " << num << " den " << den << " threshold " << threshold;
+  EXPECT_EQ(checked, 200000);
+  EXPECT_GT(near, 90000);
 }
 
 }  // namespace

@@ -40,6 +40,10 @@ struct RefinementParams {
 double lohner_estimator(const double s[3][3][3], double filter);
 // The same at q[0] of an array with strides (x, y, z).
 double lohner_estimator(const double* q, const int stride[3], double filter);
+// Whether the estimator sqrt(num / den) (0 where den = 0), from the sums of its numerator
+// and denominator, exceeds `threshold`: the same answer as computing it, with the
+// division and square root done only where the comparison is within 1e-9 of equality.
+bool lohner_exceeds(double num, double den, double threshold);
 
 // The hierarchy the mesh should have now: refined are the patches (below max_level) with
 // a flagged cell within flag_buffer cells, where leaves flag on the refine thresholds and
