@@ -16,6 +16,7 @@
 #include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/output_dir.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
 
@@ -32,13 +33,19 @@ void log_parameters(const std::string& file, const Params& params) {
 }  // namespace
 
 int command_run(const std::string& file, const std::vector<std::string>& overrides,
-                const std::string& restart, std::chrono::steady_clock::time_point start) {
+                const std::string& restart, bool overwrite,
+                std::chrono::steady_clock::time_point start) {
   const Params requested = load_run_params(file, overrides);
   evolve::RunControl control;
   control.start = start;
   control.stop_signal = pending_stop_signal;
   install_stop_handlers();
+  // Held until the run ends (or dies: the kernel then releases it). Taken before anything
+  // in the directory is read, so that --restart latest cannot pick a file another run is
+  // about to replace.
+  const io::OutputDirLock lock(requested.string("output.dir"));
   if (restart.empty()) {
+    evolve::claim_output_dir(requested, "", "", overwrite);
     log_parameters(file, requested);
     evolve::Simulation sim(requested);
     return static_cast<int>(sim.run(control).stop);
@@ -49,6 +56,8 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
     // Closed before the run starts: the run may delete this file as an old checkpoint.
     const io::CheckpointReader checkpoint(path);
     const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
+    evolve::check_restart_end(params, checkpoint.header(), path);
+    evolve::claim_output_dir(params, checkpoint.header().run_id, path, overwrite);
     log_parameters(file, params);
     sim = std::make_unique<evolve::Simulation>(params);
     sim->restart(checkpoint);
@@ -69,7 +78,11 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
 }
 
 int command_verify(const std::string& path) {
+  // The file digest first: a changed byte is reported as such (exit 3) before HDF5 parses
+  // whatever structure it damaged.
+  const bool sealed = io::check_file_digest(path);
   const io::CheckpointReader checkpoint(path);
+  if (!sealed) checkpoint.verify_file_digest();  // a version-2 file must have its block
   const Params params = load_params_from_string(
       checkpoint.header().parameters, "checkpoint '" + path + "'", {}, parameter_schema());
   const io::CheckpointState state = checkpoint.state();
@@ -77,10 +90,17 @@ int command_verify(const std::string& path) {
   std::printf(
       "%s: Tessera checkpoint format %d, written by Tessera %s\n"
       "problem %s, step %lld, t = %.17g\n"
-      "%d levels, %d patches, %lld leaf cells; every dataset read and its checksum verified\n",
+      "%d levels, %d patches, %lld leaf cells\n%s\n",
       path.c_str(), checkpoint.header().format_version, checkpoint.header().code_version.c_str(),
       checkpoint.header().problem.c_str(), static_cast<long long>(state.step), state.time,
-      m->num_levels(), m->num_patches(), m->num_leaf_cells());
+      m->num_levels(), m->num_patches(), m->num_leaf_cells(),
+      checkpoint.has_digests()
+          ? ("run " + checkpoint.header().run_id +
+             "; every dataset read and its Fletcher-32 checksum and XXH3-64 digest verified; "
+             "the file digest (every byte) verified")
+                .c_str()
+          : "format 1: every dataset read and its Fletcher-32 checksum verified (no digests "
+            "in this format)");
   return 0;
 }
 

@@ -7,10 +7,13 @@
 
 namespace tessera::app {
 
-// `restart`: "" (a new run), a checkpoint path, or "latest". Returns the exit code: 0
-// finished, 10 stopped at the wall-time limit, 11 stopped by a signal.
+// `restart`: "" (a new run), a checkpoint path, or "latest". `overwrite`: delete other
+// runs' checkpoints in output.dir instead of refusing it (evolve::claim_output_dir).
+// Returns the exit code: 0 finished, 10 stopped at the wall-time limit, 11 stopped by a
+// signal.
 int command_run(const std::string& file, const std::vector<std::string>& overrides,
-                const std::string& restart, std::chrono::steady_clock::time_point start);
+                const std::string& restart, bool overwrite,
+                std::chrono::steady_clock::time_point start);
 int command_check(const std::string& file, const std::vector<std::string>& overrides);
 // Reads every dataset of a checkpoint (checksums included) and prints what it holds.
 int command_verify(const std::string& checkpoint);

@@ -1,5 +1,6 @@
 // tessera: command-line entry point. Maps every failure to a documented exit code
 // (docs/user_guide.md, "Exit codes"); never exits 0 on an error.
+#include <hdf5.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,11 @@
 int main(int argc, char** argv) {
   // run.wall_time counts from here: the job's own start, as the scheduler sees it.
   const auto start = std::chrono::steady_clock::now();
+  // HDF5 closes the files still open at exit. A file whose write failed (a full disk)
+  // cannot be closed, and that exit-time close then crashes (SIGSEGV instead of exit 3).
+  // Every other file is closed by its owner on every path (io::detail::Handle), and the
+  // failed one has been reported and its temporary removed: nothing is left to clean up.
+  H5dont_atexit();
   using tessera::ErrorKind;
   CLI::App app{"Tessera: GPU-accelerated adaptive-mesh hydrodynamics"};
   app.require_subcommand(1, 1);
@@ -31,6 +37,10 @@ int main(int argc, char** argv) {
                   "continue from a checkpoint: its path, or 'latest' (the newest usable one "
                   "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
                   "may change");
+  bool overwrite = false;
+  run->add_flag("--overwrite", overwrite,
+                "start even though output.dir holds checkpoints of another run of the problem: "
+                "they are deleted (without it such a directory is refused)");
   std::string checkpoint;
   auto* verify = app.add_subcommand(
       "verify", "read a checkpoint completely, verify its checksums and print what it holds");
@@ -52,7 +62,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ErrorKind::kInput);
   }
   try {
-    if (*run) return tessera::app::command_run(file, overrides, restart, start);
+    if (*run) return tessera::app::command_run(file, overrides, restart, overwrite, start);
     if (*check) return tessera::app::command_check(file, overrides);
     if (*verify) return tessera::app::command_verify(checkpoint);
     if (*analytic) return tessera::app::command_analytic(file, overrides, time);

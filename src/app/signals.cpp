@@ -42,7 +42,7 @@ void install_stop_handlers() {
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // file writes in progress continue rather than fail
-  for (const int sig : {SIGTERM, SIGUSR1, SIGINT}) ::sigaction(sig, &action, nullptr);
+  for (const int sig : {SIGTERM, SIGUSR1, SIGHUP, SIGINT}) ::sigaction(sig, &action, nullptr);
 }
 
 int pending_stop_signal() {

@@ -1,8 +1,11 @@
 #include "tessera/evolve/restart.hpp"
 
+#include <filesystem>
+
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/io/output_dir.hpp"
 
 namespace tessera::evolve {
 
@@ -54,6 +57,67 @@ std::string resolve_checkpoint(const std::string& spec, const Params& requested)
   }
   throw Error(ErrorKind::kIo, "--restart latest: no usable checkpoint (" + problem +
                                   ".chk.*.h5) in output.dir '" + dir + "'");
+}
+
+void check_restart_end(const Params& params, const io::CheckpointHeader& header,
+                       const std::string& checkpoint_path) {
+  const double t_end = params.real("run.t_end");
+  const long long max_steps = params.integer("run.max_steps");
+  if (t_end < header.time)
+    throw Error(ErrorKind::kInput,
+                strprintf("run.t_end = %.17g is earlier than the time of checkpoint '%s' (t = "
+                          "%.17g): the run cannot go back; give a later run.t_end",
+                          t_end, checkpoint_path.c_str(), header.time));
+  if (max_steps < header.step)
+    throw Error(ErrorKind::kInput,
+                strprintf("run.max_steps = %lld is below the step of checkpoint '%s' (step "
+                          "%lld): the run cannot go back; give a larger run.max_steps",
+                          max_steps, checkpoint_path.c_str(), static_cast<long long>(header.step)));
+  if (t_end == header.time || max_steps == header.step)
+    log_line(
+        "note: checkpoint '%s' is already at the end of the run (t = %.9g, step %lld): "
+        "nothing to do; raise run.t_end or run.max_steps to continue it",
+        checkpoint_path.c_str(), header.time, static_cast<long long>(header.step));
+}
+
+void claim_output_dir(const Params& params, const std::string& run_id,
+                      const std::string& checkpoint_path, bool overwrite) {
+  namespace fs = std::filesystem;
+  const std::string dir = params.string("output.dir");
+  const std::string problem = params.string("problem.name");
+  const bool fresh = checkpoint_path.empty();
+  std::vector<std::string> others;
+  for (const std::string& f : io::list_checkpoints(dir, problem)) {
+    std::error_code ec;
+    if (!fresh && fs::equivalent(f, checkpoint_path, ec)) continue;
+    if (fresh) {
+      others.push_back(f);
+      continue;
+    }
+    // Unreadable files cannot be attributed: they are neither refused nor removed.
+    const auto id = io::checkpoint_run_id(f);
+    if (id && *id != run_id) others.push_back(f);
+  }
+  if (others.empty()) return;
+  if (!overwrite) {
+    std::string list;
+    for (std::size_t i = 0; i < others.size() && i < 3; ++i) list += (i ? ", " : "") + others[i];
+    if (others.size() > 3) list += strprintf(" and %zu more", others.size() - 3);
+    throw Error(
+        ErrorKind::kInput,
+        "output.dir '" + dir + "' holds checkpoints of " +
+            (fresh ? std::string("an earlier run") : "another run than '" + checkpoint_path + "'") +
+            " (" + list + ")" + (fresh ? ": continue that run with --restart latest, or" : ";") +
+            " pass --overwrite to delete them and write this run's there, or give this "
+            "run another output.dir");
+  }
+  for (const std::string& f : others) {
+    std::error_code ec;
+    if (fs::remove(f, ec))
+      log_line("removed %s (checkpoint of another run; --overwrite)", f.c_str());
+    else
+      throw Error(ErrorKind::kIo, "--overwrite: cannot remove '" + f + "': " + ec.message());
+  }
 }
 
 }  // namespace tessera::evolve

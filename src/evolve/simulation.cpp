@@ -12,6 +12,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/prolongation.hpp"
@@ -61,6 +62,7 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
   if (params_.integer("run.threads") > 0)
     omp_set_num_threads(static_cast<int>(params_.integer("run.threads")));
   problem_name_ = params_.string("problem.name");
+  run_id_ = io::new_run_id();
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);

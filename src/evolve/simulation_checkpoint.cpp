@@ -16,6 +16,7 @@
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
 
@@ -43,6 +44,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   regrid_count_ = static_cast<int>(st.regrid_count);
   floored_ = st.floored;
   totals0_ = st.initial_totals;
+  run_id_ = checkpoint.header().run_id;
   last_checkpoint_step_ = step_;
 
   // A changed output cadence restarts its schedule from the current time; an unchanged one
@@ -87,6 +89,7 @@ std::string Simulation::write_checkpoint() {
   io::CheckpointHeader header;
   header.code_version = version_string();
   header.problem = problem_name_;
+  header.run_id = run_id_;
   header.parameters = params_.to_toml();
   io::CheckpointState st;
   st.time = time_;
@@ -122,35 +125,41 @@ std::string Simulation::write_checkpoint() {
 }
 
 void Simulation::prune_checkpoints(const std::string& newest) const {
-  // Only checkpoints older than the one just written go: files of a later step (from an
-  // abandoned continuation) are left for the user to judge.
+  // Only checkpoints older than the one just written go, and only those of this run family
+  // (same RunId): files of a later step (from an abandoned continuation), of another run,
+  // or that cannot be read are left for the user to judge.
   const auto all = io::list_checkpoints(params_.string("output.dir"), problem_name_);
   const auto it = std::find(all.begin(), all.end(), newest);
   if (it == all.end()) return;
+  std::vector<std::string> own;
+  for (auto f = all.begin(); f != it; ++f)
+    if (io::checkpoint_run_id(*f) == run_id_) own.push_back(*f);
   const long keep = static_cast<long>(params_.integer("output.checkpoint_keep"));
-  const long older = static_cast<long>(it - all.begin());
+  const long older = static_cast<long>(own.size());
   for (long i = 0; i < older - (keep - 1); ++i) {
     std::error_code ec;
-    if (std::filesystem::remove(all[i], ec)) log_line("removed old checkpoint %s", all[i].c_str());
+    if (std::filesystem::remove(own[i], ec)) log_line("removed old checkpoint %s", own[i].c_str());
   }
 }
 
 void Simulation::remove_stale_temporaries() const {
-  // A killed write leaves "<checkpoint>.tmp.<pid>" behind; it is never read, and is removed
-  // here unless the process that owns it still runs (another run in the same directory).
+  // A killed write leaves "<checkpoint or plot file>.tmp.<pid>" behind; it is never read,
+  // and is removed here unless the process that owns it still runs.
   namespace fs = std::filesystem;
-  const std::string prefix = problem_name_ + ".chk.";
+  const std::string prefix = problem_name_ + ".";
   std::error_code ec;
   for (fs::directory_iterator it(params_.string("output.dir"), ec), end; !ec && it != end;
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    const std::size_t tmp = name.rfind(".h5.tmp.");
+    const std::size_t tmp = name.rfind(".tmp.");
     if (name.compare(0, prefix.size(), prefix) != 0 || tmp == std::string::npos) continue;
-    const long pid = std::strtol(name.c_str() + tmp + 8, nullptr, 10);
+    const std::string digits = name.substr(tmp + 5);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(digits.c_str(), nullptr, 10);
     if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
     std::error_code rm;
     if (fs::remove(it->path(), rm))
-      log_line("removed %s, left by an interrupted checkpoint write", it->path().c_str());
+      log_line("removed %s, left by an interrupted write", it->path().c_str());
   }
 }
 

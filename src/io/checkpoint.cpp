@@ -1,16 +1,25 @@
-// Checkpoint writer and reader (layout: docs/checkpoints.md). Every dataset is chunked with
-// the Fletcher32 checksum filter and the file uses the HDF5 1.8 format, whose object headers
-// (where the attributes live) carry their own checksums; the reader checks the format, its
-// version, the precision and the shape of everything before it trusts a number.
+// Checkpoint writer and reader (layout: docs/checkpoints.md). Three layers of protection:
+// every dataset is chunked with the Fletcher32 checksum filter and carries the XXH3-64
+// digest of its data (checked on every read: restart and verify); the file uses the HDF5
+// 1.8 format, whose superblock and object headers (where the attributes live) carry their
+// own checksums; and a 512-byte user block at the start holds the XXH3-64 of every byte
+// after it (checked by verify: a changed byte anywhere, even in space HDF5 never reads, is
+// found). The reader checks the format, its version, the precision and the shape of
+// everything before it trusts a number.
 #include "tessera/io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "src/io/digest.hpp"
 #include "src/io/hdf5_util.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -26,6 +35,66 @@ namespace {
 constexpr hsize_t kPatchesPerChunk = 64;  // 1.3 MB of double data per chunk, 5 variables
 constexpr const char* kChkInfix = ".chk.";
 constexpr const char* kChkSuffix = ".h5";
+
+// The user block: kSealPrefix, the digest text, a newline, zeros up to kUserBlock bytes.
+constexpr std::size_t kUserBlock = 512;  // the smallest HDF5 allows
+constexpr const char* kSealPrefix = "Tessera checkpoint; XXH3-64 of bytes 512 to end of file: ";
+
+std::vector<char> seal_block(std::uint64_t digest) {
+  std::vector<char> block(kUserBlock, '\0');
+  const std::string text = kSealPrefix + detail::digest_text(digest) + "\n";
+  std::copy(text.begin(), text.end(), block.begin());
+  return block;
+}
+
+// XXH3-64 of the bytes of an open file from offset kUserBlock to its end.
+bool digest_after_block(int fd, std::uint64_t& digest) {
+  detail::StreamDigest d;
+  std::vector<char> buf(8 << 20);
+  off_t offset = kUserBlock;
+  for (;;) {
+    const ssize_t n = ::pread(fd, buf.data(), buf.size(), offset);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) break;
+    d.update(buf.data(), static_cast<std::size_t>(n));
+    offset += n;
+  }
+  digest = d.value();
+  return true;
+}
+
+// Writes the user block of a closed checkpoint file: the digest of everything after it.
+void seal_file(const std::string& file, const std::string& final_name) {
+  const int fd = ::open(file.c_str(), O_RDWR);
+  if (fd < 0) detail::fail_io("checkpoint", final_name, "opening '" + file + "' to seal it", errno);
+  std::uint64_t digest = 0;
+  const bool read_ok = digest_after_block(fd, digest);
+  const int read_errno = errno;
+  if (!read_ok) {
+    ::close(fd);
+    detail::fail_io("checkpoint", final_name, "reading back '" + file + "'", read_errno);
+  }
+  const std::vector<char> block = seal_block(digest);
+  std::size_t done = 0;
+  int write_errno = 0;
+  while (done < block.size()) {  // a short write is retried: its retry reports the cause
+    const ssize_t n =
+        ::pwrite(fd, block.data() + done, block.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      write_errno = n < 0 ? errno : 0;
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (done != block.size())
+    detail::fail_io("checkpoint", final_name, "writing the digest block of '" + file + "'",
+                    write_errno);
+}
 
 // In a canonical mesh (Mesh::is_canonical: what a mesh built from its hierarchy is, and
 // what Simulation makes it before writing) the patches of a level are contiguous, so each
@@ -46,7 +115,9 @@ std::string level_name(const char* prefix, int level) {
 // for a file that is readable but not what this build can continue from.
 class Reader : public Hdf5File {
  public:
-  explicit Reader(const std::string& path) : Hdf5File("read checkpoint", path) {}
+  // `digests`: the datasets carry Digest attributes (format version 2 on), checked on read.
+  Reader(const std::string& path, bool digests)
+      : Hdf5File("read checkpoint", path), digests_(digests) {}
 
   [[noreturn]] void incompatible(const std::string& what) const {
     throw Error(ErrorKind::kInput, "cannot use checkpoint '" + path() + "': " + what);
@@ -114,6 +185,15 @@ class Reader : public Hdf5File {
       corrupt("dataset '" + name + "' failed its checksum or could not be read" +
               (detail.empty() ? "" : " (HDF5: " + detail + ")"));
     }
+    if (!digests_) return;
+    const auto stored = detail::parse_digest_text(string_attribute(set.get(), "Digest"));
+    if (!stored) corrupt("dataset '" + name + "' has a malformed Digest attribute");
+    const std::uint64_t actual =
+        detail::digest64(out, static_cast<std::size_t>(count) * H5Tget_size(mem_type));
+    if (actual != *stored)
+      corrupt("dataset '" + name + "' does not match its digest (stored " +
+              detail::digest_text(*stored) + ", data " + detail::digest_text(actual) +
+              "): its bytes changed after it was written");
   }
 
   template <class T>
@@ -122,6 +202,9 @@ class Reader : public Hdf5File {
     dataset(loc, name, mem_type, {1}, &value);
     return value;
   }
+
+ private:
+  bool digests_;
 };
 
 // The NumLevels attribute, checked against what a mesh can hold.
@@ -170,7 +253,10 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
                       const CheckpointState& state) {
   const detail::QuietHdf5Errors quiet;
   // The process id keeps two runs writing into one directory from sharing a temporary.
-  detail::TempFile tmp(path + strprintf(".tmp.%ld", static_cast<long>(::getpid())), "checkpoint");
+  detail::check_free_space("checkpoint", path,
+                           static_cast<double>(m.num_patches()) *
+                               (static_cast<double>(m.patch_reals()) * sizeof(Real) + 16));
+  detail::TempFile tmp(detail::temp_name(path), "checkpoint");
   {
     const Hdf5File w("write checkpoint", path);
     const int nlev = m.num_levels();
@@ -184,7 +270,9 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
             "H5Pset_libver_bounds");
     w.check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
-    Handle file = w.own(H5Fcreate(tmp.name().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()),
+    Handle fcpl = w.own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "H5Pcreate");
+    w.check(H5Pset_userblock(fcpl.get(), kUserBlock), "H5Pset_userblock");
+    Handle file = w.own(H5Fcreate(tmp.name().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
                         H5Fclose, "creating '" + tmp.name() + "'");
     const hid_t f = file.get();
 
@@ -195,6 +283,7 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.string_attribute(f, "CodeVersion", header.code_version);
     w.string_attribute(f, "Precision", kPrecisionName);
     w.string_attribute(f, "Problem", header.problem);
+    w.string_attribute(f, "RunId", header.run_id);
     w.string_attribute(f, "Parameters", header.parameters);
     w.attribute(f, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &state.time);
     w.attribute(f, "Step", H5T_STD_I64LE, H5T_NATIVE_INT64, {}, &state.step);
@@ -266,12 +355,13 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     dg.close();
     w.check(file.close(), "H5Fclose");
   }
+  seal_file(tmp.name(), path);
   tmp.commit(path);
 }
 
 CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_);
+  const Reader r(path_, false);
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path_, ec))
     throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path_ + "': no such file");
@@ -282,11 +372,16 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
     r.corrupt("the file cannot be opened: truncated or damaged (HDF5: " +
               detail::hdf5_error_detail() + ")");
   const hid_t f = static_cast<hid_t>(file_);
-  if (H5Aexists(f, "Format") <= 0 || r.string_attribute(f, "Format") != kCheckpointFormat)
+  // H5Aexists fails (< 0) when the root object header fails its checksum: damage, not
+  // another kind of file.
+  const htri_t has_format = H5Aexists(f, "Format");
+  if (has_format < 0)
+    r.corrupt("its root object header cannot be read (HDF5: " + detail::hdf5_error_detail() + ")");
+  if (has_format == 0 || r.string_attribute(f, "Format") != kCheckpointFormat)
     r.incompatible("not a Tessera checkpoint (a plot file or another program's HDF5 file?)");
   header_.format_version = r.scalar_attribute<int>(f, "FormatVersion", H5T_NATIVE_INT);
   header_.code_version = r.string_attribute(f, "CodeVersion");
-  if (header_.format_version != kCheckpointFormatVersion)
+  if (header_.format_version != kCheckpointFormatVersion && header_.format_version != 1)
     r.incompatible(
         strprintf("checkpoint format version %d (written by Tessera %s); this "
                   "build reads version %d",
@@ -298,8 +393,52 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
                    header_.precision + "-precision build");
   header_.problem = r.string_attribute(f, "Problem");
   header_.parameters = r.string_attribute(f, "Parameters");
-  header_.time = r.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
-  header_.step = r.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
+  // Version 1 (Tessera 0.1) had neither run identities nor digests; it is read as before.
+  if (header_.format_version >= 2) header_.run_id = r.string_attribute(f, "RunId");
+  const Reader checked(path_, has_digests());
+  header_.time = checked.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
+  header_.step = checked.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
+}
+
+bool CheckpointReader::has_digests() const {
+  return header_.format_version >= 2;
+}
+
+bool check_file_digest(const std::string& path) {
+  auto corrupt = [&](const std::string& what) {
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path + "': " + what);
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) corrupt(std::string("cannot open it: ") + std::strerror(errno));
+  std::vector<char> block(kUserBlock, '\0');
+  const ssize_t n = ::pread(fd, block.data(), block.size(), 0);
+  const std::string prefix = kSealPrefix;
+  if (n != static_cast<ssize_t>(block.size()) ||
+      !std::equal(prefix.begin(), prefix.end(), block.begin())) {
+    ::close(fd);
+    return false;
+  }
+  std::uint64_t have = 0;
+  const bool read_ok = digest_after_block(fd, have);
+  const int read_errno = errno;
+  ::close(fd);
+  if (!read_ok) corrupt(std::string("reading it failed: ") + std::strerror(read_errno));
+  // The whole block must be exactly what the writer made from the stored digest, so that a
+  // changed byte in the block itself (text or padding) is found as well.
+  const std::size_t text_end = prefix.size() + std::string(detail::kDigestPrefix).size() + 16;
+  const auto stored = detail::parse_digest_text(
+      std::string(block.begin() + prefix.size(), block.begin() + text_end));
+  if (!stored || seal_block(*stored) != block)
+    corrupt("its digest block (the first 512 bytes) is damaged");
+  if (have != *stored)
+    corrupt("the file does not match its digest (stored " + detail::digest_text(*stored) +
+            ", file " + detail::digest_text(have) + "): bytes changed after it was written");
+  return true;
+}
+
+void CheckpointReader::verify_file_digest() const {
+  if (has_digests() && !check_file_digest(path_))
+    Reader(path_, true).corrupt("its digest block (the first 512 bytes) is damaged");
 }
 
 CheckpointReader::~CheckpointReader() {
@@ -308,7 +447,7 @@ CheckpointReader::~CheckpointReader() {
 
 CheckpointState CheckpointReader::state() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_);
+  const Reader r(path_, has_digests());
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   CheckpointState s;
@@ -332,7 +471,7 @@ CheckpointState CheckpointReader::state() const {
 
 mesh::Hierarchy CheckpointReader::hierarchy() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_);
+  const Reader r(path_, has_digests());
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   mesh::Hierarchy h(nlev - 1);
@@ -354,7 +493,7 @@ mesh::Hierarchy CheckpointReader::hierarchy() const {
 
 void CheckpointReader::read_data(mesh::Mesh& m) const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_);
+  const Reader r(path_, has_digests());
   const hid_t f = static_cast<hid_t>(file_);
   const auto& geo = m.geometry();
   std::array<int, 3> root{};
@@ -400,11 +539,11 @@ std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& ge
   } catch (const Error& e) {
     // The constructor reports a missing parent as a bug; here it is a damaged file.
     if (e.kind() != ErrorKind::kInternal) throw;
-    Reader(path_).corrupt(std::string("its octree is inconsistent: ") + e.what());
+    Reader(path_, false).corrupt(std::string("its octree is inconsistent: ") + e.what());
   }
   {
     const detail::QuietHdf5Errors quiet;
-    const Reader r(path_);
+    const Reader r(path_, has_digests());
     if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
       r.corrupt("its level count disagrees with its octree");
   }

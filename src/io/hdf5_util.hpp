@@ -6,17 +6,20 @@
 
 #include <fcntl.h>
 #include <hdf5.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "src/io/digest.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/real.hpp"
 
@@ -81,10 +84,25 @@ inline herr_t keep_innermost(unsigned, const H5E_error2_t* error, void* out) {
 }
 
 // The innermost message of the current HDF5 error stack ("" when there is none). Must run
-// before any other HDF5 call, which would clear the stack.
+// before any other HDF5 call, which would clear the stack. A failed system call is reduced
+// to what the user can act on: "file write failed: ..., errno = 28, error message = 'No
+// space left on device', buf = 0x..." becomes "file write failed: No space left on device
+// (errno 28)".
 inline std::string hdf5_error_detail() {
   std::string detail;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, keep_innermost, &detail);
+  const std::size_t msg = detail.find("error message = '");
+  const std::size_t err = detail.find("errno = ");
+  if (msg != std::string::npos && err != std::string::npos) {
+    const std::size_t begin = msg + 17;
+    const std::size_t end = detail.find('\'', begin);
+    const std::size_t colon = detail.find(':');
+    std::string what = colon == std::string::npos ? std::string() : detail.substr(0, colon);
+    const long code = std::strtol(detail.c_str() + err + 8, nullptr, 10);
+    if (end != std::string::npos)
+      return (what.empty() ? "" : what + ": ") + detail.substr(begin, end - begin) + " (errno " +
+             std::to_string(code) + ")";
+  }
   return detail;
 }
 
@@ -159,9 +177,11 @@ class Hdf5File {
     write_dataset(loc, name, file_type, mem_type, dims, data, H5P_DEFAULT);
   }
 
-  // A chunked dataset with the Fletcher32 checksum filter: a read of a chunk whose bytes
-  // changed fails instead of returning them. Chunks hold up to `chunk_rows` entries of the
-  // first dimension (the whole dataset when it is smaller).
+  // A chunked dataset with the Fletcher32 checksum filter (a read of a chunk whose bytes
+  // changed fails instead of returning them) and a "Digest" attribute: the XXH3-64 of the
+  // data as written (in memory type), which the reader recomputes over what it read, so
+  // any change that Fletcher-32 misses is caught too. Chunks hold up to `chunk_rows`
+  // entries of the first dimension (the whole dataset when it is smaller).
   void checked_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
                        const std::vector<hsize_t>& dims, const void* data,
                        hsize_t chunk_rows = 1) const {
@@ -172,7 +192,11 @@ class Hdf5File {
     for (hsize_t& c : chunk) c = std::max<hsize_t>(c, 1);  // empty levels still get a chunk
     check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), step);
     check(H5Pset_fletcher32(dcpl.get()), step);
-    write_dataset(loc, name, file_type, mem_type, dims, data, dcpl.get());
+    hsize_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    const std::string digest =
+        digest_text(digest64(data, static_cast<std::size_t>(count) * H5Tget_size(mem_type)));
+    write_dataset(loc, name, file_type, mem_type, dims, data, dcpl.get(), &digest);
   }
 
   Handle group(hid_t loc, const char* name) const {
@@ -182,7 +206,8 @@ class Hdf5File {
 
  private:
   void write_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
-                     const std::vector<hsize_t>& dims, const void* data, hid_t dcpl) const {
+                     const std::vector<hsize_t>& dims, const void* data, hid_t dcpl,
+                     const std::string* digest = nullptr) const {
     const std::string step = std::string("writing dataset '") + name + "'";
     Handle space = dataspace(dims);
     Handle set = own(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl, H5P_DEFAULT),
@@ -190,6 +215,7 @@ class Hdf5File {
     hsize_t count = 1;
     for (hsize_t d : dims) count *= d;
     if (count > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), step);
+    if (digest != nullptr) string_attribute(set.get(), "Digest", *digest);
     check(set.close(), step);
   }
 
@@ -210,6 +236,29 @@ inline std::string parent_directory(const std::string& path) {
   const std::size_t slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Refuses early, with the figures, a write that cannot fit in the free space of the file
+// system of `path` (statvfs; quotas are not seen, so a write may still fail with ENOSPC:
+// that path is handled too). `bytes`: the data the file holds (its overhead is small).
+inline void check_free_space(const std::string& what, const std::string& path, double bytes) {
+  struct statvfs fs {};
+  const std::string dir = parent_directory(path);
+  if (::statvfs(dir.c_str(), &fs) != 0) return;  // cannot tell: the write will report it
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (bytes > free_bytes) {
+    char text[160];
+    std::snprintf(text, sizeof text, "it needs about %.1f MB and '%s' has %.1f MB free",
+                  bytes / 1e6, dir.c_str(), free_bytes / 1e6);
+    throw Error(ErrorKind::kIo,
+                "cannot write " + what + " '" + path + "': " + text + " (No space left on device)");
+  }
+}
+
+// A temporary name beside `path` that no other process uses: two runs (or a run and a
+// tool) writing the same final name never share a temporary.
+inline std::string temp_name(const std::string& path, const char* suffix = "") {
+  return path + suffix + ".tmp." + std::to_string(static_cast<long>(::getpid()));
 }
 
 // Removes a temporary file unless it was renamed into place, so that a failed write leaves

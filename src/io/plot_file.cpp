@@ -246,8 +246,11 @@ void write_plot_file(const std::string& path, const PlotFile& plot) {
   validate(path, plot);
   const detail::QuietHdf5Errors quiet;
   // The .athdf goes into place first, so a visible .xdmf never refers to a missing file.
-  TempFile athdf(path + ".tmp", "plot file");
-  TempFile xdmf(path + ".xdmf.tmp", "plot file");
+  detail::check_free_space("plot file", path,
+                           static_cast<double>(plot.values.size()) * sizeof(Real) +
+                               static_cast<double>(plot.blocks.size()) * 64);
+  TempFile athdf(detail::temp_name(path), "plot file");
+  TempFile xdmf(detail::temp_name(path, ".xdmf"), "plot file");
   write_athdf(path, athdf.name(), plot);
   write_xdmf(path, xdmf.name(), plot);
   athdf.commit(path);

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 
 #include "kernels/hydro_state.hpp"
@@ -65,6 +67,9 @@ class CheckpointFile : public ::testing::Test {
     h.code_version = "test";
     h.problem = "uniform";
     h.parameters = "[run]\nt_end = 1\n";
+    h.run_id = "0123456789abcdef0123456789abcdef";
+    // A density of exactly 1.0: its low 16-bit words are 0x0000 (see FletcherBlindChange...).
+    mesh_->current(0)[0] = Real(1);
     io::write_checkpoint(path_, *mesh_, h, sample_state(*mesh_));
   }
 
@@ -114,6 +119,9 @@ TEST_F(CheckpointFile, RoundTripRestoresEverything) {
   const io::CheckpointReader r(path_);
   EXPECT_EQ(r.header().format_version, io::kCheckpointFormatVersion);
   EXPECT_EQ(r.header().problem, "uniform");
+  EXPECT_EQ(r.header().run_id, "0123456789abcdef0123456789abcdef");
+  EXPECT_TRUE(r.has_digests());
+  EXPECT_NO_THROW(r.verify_file_digest());
   EXPECT_EQ(r.header().parameters, "[run]\nt_end = 1\n");
   EXPECT_EQ(r.header().step, 42);
   const auto s = r.state();
@@ -147,6 +155,12 @@ TEST_F(CheckpointFile, FlippedBytesInDataFailTheChecksum) {
     ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
     H5Sclose(space);
     H5Dclose(set);
+    // Chunk addresses are relative to the HDF5 data, which starts after the user block.
+    const hid_t fcpl = H5Fget_create_plist(file);
+    hsize_t user_block = 0;
+    H5Pget_userblock(fcpl, &user_block);
+    H5Pclose(fcpl);
+    offset += user_block;
   });
   ASSERT_GT(size, 16u);
   std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
@@ -158,6 +172,81 @@ TEST_F(CheckpointFile, FlippedBytesInDataFailTheChecksum) {
   f.write(bytes, 4);
   f.close();
   expect_error(ErrorKind::kIo, "checksum");
+}
+
+// Fletcher-32 sums 16-bit words modulo 65535, so a word 0x0000 overwritten with 0xFFFF
+// leaves both of its sums unchanged: the HDF5 filter passes the chunk and only the digest
+// finds the change (1.0 read back as 1.0000000000145 in double).
+TEST_F(CheckpointFile, FletcherBlindChangeFailsTheDigest) {
+  haddr_t offset = 0;
+  hsize_t size = 0;
+  edit([&](hid_t file) {
+    const hid_t set = H5Dopen2(file, "data/level_0", H5P_DEFAULT);
+    ASSERT_GE(set, 0);
+    hsize_t chunk_offset[5];
+    unsigned mask = 0;
+    const hid_t space = H5Dget_space(set);
+    ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
+    H5Sclose(space);
+    H5Dclose(set);
+    // Chunk addresses are relative to the HDF5 data, which starts after the user block.
+    const hid_t fcpl = H5Fget_create_plist(file);
+    hsize_t user_block = 0;
+    H5Pget_userblock(fcpl, &user_block);
+    H5Pclose(fcpl);
+    offset += user_block;
+  });
+  std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  char word[2];
+  f.read(word, 2);
+  ASSERT_EQ(word[0], 0);  // the low bytes of the first value, 1.0
+  ASSERT_EQ(word[1], 0);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write("\xff\xff", 2);
+  f.close();
+  expect_error(ErrorKind::kIo, "dataset 'data/level_0' does not match its digest");
+}
+
+// verify's file digest: one changed byte anywhere (metadata, data, the digest block itself,
+// free space that HDF5 never reads) is an Error(kIo).
+TEST_F(CheckpointFile, ChangedByteAnywhereFailsTheFileDigest) {
+  std::ifstream in(path_, std::ios::binary);
+  const std::string original((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  std::uint64_t state = 12345;
+  for (int n = 0; n < 64; ++n) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const std::size_t at = n == 0 ? 300 : (state >> 11) % original.size();  // 300: padding
+    std::string bytes = original;
+    bytes[at] = static_cast<char>(bytes[at] ^ (1 + (state >> 3) % 255));
+    std::ofstream(path_, std::ios::binary | std::ios::trunc) << bytes;
+    try {
+      // What `tessera verify` does: the file digest first, then the reader's own checks.
+      const bool sealed = io::check_file_digest(path_);
+      const io::CheckpointReader r(path_);
+      if (!sealed) r.verify_file_digest();
+      ADD_FAILURE() << "a change of byte " << at << " was not found";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kIo) << "byte " << at << ": " << e.what();
+    }
+  }
+}
+
+TEST_F(CheckpointFile, Version1FilesAreStillRead) {
+  // Version 1 had no RunId and no digests; what it has is checked as before.
+  edit([](hid_t file) {
+    const hid_t attr = H5Aopen(file, "FormatVersion", H5P_DEFAULT);
+    const int version = 1;
+    H5Awrite(attr, H5T_NATIVE_INT, &version);
+    H5Aclose(attr);
+    H5Adelete(file, "RunId");
+  });
+  const io::CheckpointReader r(path_);
+  EXPECT_FALSE(r.has_digests());
+  EXPECT_EQ(r.header().run_id, "");
+  EXPECT_NO_THROW(r.verify_file_digest());
+  EXPECT_NO_THROW(read_all());
 }
 
 TEST_F(CheckpointFile, MissingDatasetIsAnIoError) {
@@ -177,7 +266,8 @@ TEST_F(CheckpointFile, OtherFormatVersionIsRefused) {
     H5Awrite(attr, H5T_NATIVE_INT, &version);
     H5Aclose(attr);
   });
-  expect_error(ErrorKind::kInput, "format version 2");
+  expect_error(ErrorKind::kInput,
+               "format version " + std::to_string(io::kCheckpointFormatVersion + 1));
 }
 
 TEST_F(CheckpointFile, OtherPrecisionIsRefused) {

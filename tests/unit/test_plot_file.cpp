@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -439,7 +440,8 @@ TEST_F(PlotFileTest, MissingDirectoryThrowsIoErrorNamingThePath) {
 // name is taken by a directory) removes the temporaries and publishes neither file.
 TEST_F(PlotFileTest, FailedXdmfLeavesNeitherFileNorTemporary) {
   const std::string path = (dir_ / "blast.00000.athdf").string();
-  fs::create_directory(path + ".xdmf.tmp");
+  const std::string tmp = ".xdmf.tmp." + std::to_string(::getpid());  // the writer's own
+  fs::create_directory(path + tmp);
   try {
     write_plot_file(path, two_level_plot());
     FAIL() << "expected tessera::Error";
@@ -447,7 +449,7 @@ TEST_F(PlotFileTest, FailedXdmfLeavesNeitherFileNorTemporary) {
     EXPECT_EQ(e.kind(), ErrorKind::kIo);
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
-  EXPECT_EQ(files(), std::vector<std::string>{"blast.00000.athdf.xdmf.tmp"});  // only ours
+  EXPECT_EQ(files(), std::vector<std::string>{"blast.00000.athdf" + tmp});  // only ours
 }
 
 // The rename is the last step: when it fails (the final name is a non-empty directory) the

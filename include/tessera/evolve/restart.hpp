@@ -22,4 +22,18 @@ Params restart_params(const Params& requested, const std::vector<std::string>& o
 // damaged, with a warning). Throws Error(kIo) when there is none.
 std::string resolve_checkpoint(const std::string& spec, const Params& requested);
 
+// A restart whose run.t_end lies before the checkpoint's time, or whose run.max_steps lies
+// below its step, is an Error(kInput): a run cannot go back. One already at its end logs a
+// note (it will do nothing and exit 0).
+void check_restart_end(const Params& params, const io::CheckpointHeader& header,
+                       const std::string& checkpoint_path);
+
+// Makes output.dir safe for a run of family `run_id` (called with the directory locked):
+// a fresh run (`checkpoint_path` empty) refuses a directory holding checkpoints of its
+// problem; a restart refuses one holding checkpoints of another run family (files that
+// cannot be read are not attributed to anyone and left alone). Error(kInput) naming the
+// files, unless `overwrite`: then those checkpoints are deleted, each logged.
+void claim_output_dir(const Params& params, const std::string& run_id,
+                      const std::string& checkpoint_path, bool overwrite);
+
 }  // namespace tessera::evolve

@@ -68,6 +68,9 @@ class Simulation {
   std::string write_checkpoint();
 
   const Params& params() const { return params_; }
+  // The run family's identity (io::new_run_id for a fresh run, the checkpoint's on restart),
+  // stored in every checkpoint; old checkpoints are pruned only within the family.
+  const std::string& run_id() const { return run_id_; }
   const mesh::Mesh& mesh() const { return *mesh_; }
   const Problem& problem() const { return *problem_; }
   double time() const { return time_; }
@@ -114,6 +117,7 @@ class Simulation {
 
   Params params_;
   std::string problem_name_;
+  std::string run_id_;
   std::unique_ptr<mesh::Mesh> mesh_;
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<Executor> executor_;

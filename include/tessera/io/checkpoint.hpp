@@ -15,7 +15,9 @@
 namespace tessera::io {
 
 inline constexpr const char* kCheckpointFormat = "tessera-checkpoint";
-inline constexpr int kCheckpointFormatVersion = 1;
+// Version 2 added RunId, the per-dataset Digest attributes and the file digest; version 1
+// files are still read (without those checks).
+inline constexpr int kCheckpointFormatVersion = 2;
 
 // The time loop's state besides the mesh data.
 struct CheckpointState {
@@ -39,6 +41,9 @@ struct CheckpointHeader {
   std::string code_version;
   std::string precision;
   std::string problem;
+  // The identity of the run family (a fresh run and every restart of it): clean-up and
+  // the output-directory checks touch only checkpoints of the same family. "" in version 1.
+  std::string run_id;
   std::string parameters;  // effective parameters (TOML) of the run that wrote it
   double time = 0;
   std::int64_t step = 0;
@@ -56,6 +61,13 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
 void write_checkpoint(const std::string& path, const mesh::Mesh& mesh,
                       const CheckpointHeader& header, const CheckpointState& state);
 
+// The file digest of a checkpoint written with one (format version 2 on): false when the
+// file has no digest block (another format, or a block damaged beyond recognition: the
+// caller decides with the format version); true when every byte after the block matches
+// the stored digest; Error(kIo) naming the file when any byte changed. Reads the whole file
+// and parses none of it, so it runs before HDF5 interprets damaged structures.
+bool check_file_digest(const std::string& path);
+
 // Opens a checkpoint and checks what it is before anything is trusted. Errors:
 // kInput for a file that is not a Tessera checkpoint of this format version and precision;
 // kIo for an unreadable, truncated or corrupt file (checksum mismatch, missing dataset).
@@ -68,6 +80,12 @@ class CheckpointReader {
 
   const std::string& path() const { return path_; }
   const CheckpointHeader& header() const { return header_; }
+  // Whether the datasets carry digests (format version 2 on); every read checks them.
+  bool has_digests() const;
+  // Checks the file digest (every byte after the 512-byte user block) against the one the
+  // writer stored in that block; Error(kIo) when a byte changed anywhere. Reads the whole
+  // file: `tessera verify` calls it, restarts rely on the dataset digests. No-op for version 1.
+  void verify_file_digest() const;
   CheckpointState state() const;
   // The families above the root, as mesh::Mesh takes them.
   mesh::Hierarchy hierarchy() const;
