@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "tessera/core/parallel.hpp"
 #include "tessera/evolve/executor.hpp"
 
 namespace tessera::evolve {
@@ -31,17 +32,26 @@ class CpuExecutor final : public Executor {
   void submit(const SolveArgs& args, Staging& s, int count) override {
     const int threads = omp_get_max_threads();
     if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
+    ParallelErrors errors;  // the scratch space allocates
 #pragma omp parallel
     {
       auto& mine = scratch_[omp_get_thread_num()];
-      if (mine.empty()) mine.assign(kernels::mol_scratch_reals(), Real(0));
-      const kernels::MolScratch scratch = kernels::mol_scratch_view(mine.data());
+      errors.run(-1, [&] {
+        if (mine.empty()) mine.assign(kernels::mol_scratch_reals(), Real(0));
+      });
+      // Every thread reaches the worksharing loop; one without scratch space skips its
+      // groups, and the allocation error is rethrown below.
+      const bool ready = !mine.empty();
+      kernels::MolScratch scratch{};
+      if (ready) scratch = kernels::mol_scratch_view(mine.data());
 #pragma omp for schedule(dynamic)
       for (int g = 0; g < count; ++g)
-        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
-                                     s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
-                                     s.results + g, scratch);
+        if (ready)
+          kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
+                                       s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
+                                       s.results + g, scratch);
     }
+    errors.rethrow();
   }
   void wait(Staging&) override {}
 

@@ -8,6 +8,7 @@
 #include "stream_store.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 
 namespace tessera::evolve {
 
@@ -53,16 +54,19 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
                            int count, Staging& st, double dt, long step, FluxRegisters& registers,
                            LevelStepStats& stats) {
   const int write = m.next_slot(level);
+  ParallelErrors errors;
 #pragma omp parallel
   {
     // Dynamic: groups with registered faces take longer.
 #pragma omp for schedule(dynamic)
-    for (int g = 0; g < count; ++g) {
-      close_group(m, write, groups[first + g], st.out + g * kGroupOutReals);
-      registers.close_group(m, groups[first + g], st.flux + g * kGroupFluxReals, dt);
-    }
+    for (int g = 0; g < count; ++g)
+      errors.run(g, [&] {
+        close_group(m, write, groups[first + g], st.out + g * kGroupOutReals);
+        registers.close_group(m, groups[first + g], st.flux + g * kGroupFluxReals, dt);
+      });
     stream_fence();  // close_group streams into the pool
   }
+  errors.rethrow();
   for (int g = 0; g < count; ++g) {
     const auto& r = st.results[g];
     if (r.bad_cell >= 0)
@@ -98,28 +102,31 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
           const int first = k * batch_, count = count_of(k);
           long long n_same = 0, n_cf = 0;
           double t_same = 0, t_cf = 0;
+          ParallelErrors errors;  // the buffer allocates; prepare checks what it reads
           // Each box is assembled in a per-thread buffer that stays in cache, then streamed
           // to the staging area whole (stream_store.hpp).
 #pragma omp parallel reduction(+ : n_same, n_cf, t_same, t_cf)
           {
             thread_local std::vector<Real> box;
-            box.resize(st.in_reals);
+            errors.run(-1, [&] { box.resize(st.in_reals); });
             // Dynamic: a group with coarse-fine faces takes 1.6x as long as one without,
             // and they come in clusters (at the edges of refined regions).
 #pragma omp for schedule(dynamic)
-            for (int g = 0; g < count; ++g) {
-              const auto t0 = Timers::Clock::now();
-              const bool coarse_fine =
-                  prepare_group(m, read, groups[first + g], ghost_, box.data(), coarse_weight);
-              stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
-              const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
-              if (coarse_fine)
-                ++n_cf, t_cf += dt;
-              else
-                ++n_same, t_same += dt;
-            }
+            for (int g = 0; g < count; ++g)
+              errors.run(g, [&] {
+                const auto t0 = Timers::Clock::now();
+                const bool coarse_fine =
+                    prepare_group(m, read, groups[first + g], ghost_, box.data(), coarse_weight);
+                stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
+                const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
+                if (coarse_fine)
+                  ++n_cf, t_cf += dt;
+                else
+                  ++n_same, t_same += dt;
+              });
             stream_fence();
           }
+          errors.rethrow();
           prepare_stats_.groups[0] += n_same, prepare_stats_.groups[1] += n_cf;
           prepare_stats_.seconds[0] += t_same, prepare_stats_.seconds[1] += t_cf;
         }

@@ -5,6 +5,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 
 namespace tessera::evolve {
 
@@ -294,27 +295,30 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
   for (int level = 0; level < top; ++level) {
     const auto& groups = m.groups(level);
     std::vector<std::vector<std::uint64_t>> marked(groups.size());
+    ParallelErrors errors;  // the problem's refine() and the lists may throw
 #pragma omp parallel for schedule(dynamic)
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      thread_local FamilyHalo family;
-      gather_family(m, groups[g], eos, family);
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
-        const int p = groups[g] + c;
-        int lo[3], hi[3];
-        if (!flag_patch(m, p, family, c, rp, problem, time, lo, hi)) continue;
-        int from[3], to[3];
-        for (int d = 0; d < 3; ++d) {
-          from[d] = lo[d] - rp.flag_buffer < 0 ? -1 : 0;
-          to[d] = hi[d] + rp.flag_buffer >= kPatchSize ? 1 : 0;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      errors.run(static_cast<std::int64_t>(g), [&] {
+        thread_local FamilyHalo family;
+        gather_family(m, groups[g], eos, family);
+        for (int c = 0; c < mesh::kFamilySize; ++c) {
+          const int p = groups[g] + c;
+          int lo[3], hi[3];
+          if (!flag_patch(m, p, family, c, rp, problem, time, lo, hi)) continue;
+          int from[3], to[3];
+          for (int d = 0; d < 3; ++d) {
+            from[d] = lo[d] - rp.flag_buffer < 0 ? -1 : 0;
+            to[d] = hi[d] + rp.flag_buffer >= kPatchSize ? 1 : 0;
+          }
+          for (int dz = from[2]; dz <= to[2]; ++dz)
+            for (int dy = from[1]; dy <= to[1]; ++dy)
+              for (int dx = from[0]; dx <= to[0]; ++dx) {
+                const int q = m.patch(p).neighbour[mesh::neighbour_index(dx, dy, dz)];
+                if (q != mesh::kNoPatch) marked[g].push_back(pack(m.patch(q).coord()));
+              }
         }
-        for (int dz = from[2]; dz <= to[2]; ++dz)
-          for (int dy = from[1]; dy <= to[1]; ++dy)
-            for (int dx = from[0]; dx <= to[0]; ++dx) {
-              const int q = m.patch(p).neighbour[mesh::neighbour_index(dx, dy, dz)];
-              if (q != mesh::kNoPatch) marked[g].push_back(pack(m.patch(q).coord()));
-            }
-      }
-    }
+      });
+    errors.rethrow();
     for (const auto& list : marked)
       refine[level].insert(refine[level].end(), list.begin(), list.end());
   }

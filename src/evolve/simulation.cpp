@@ -11,6 +11,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
@@ -83,25 +84,28 @@ Simulation::~Simulation() = default;
 
 void Simulation::fill_from_problem(mesh::Mesh& m) const {
   const int np = m.num_patches();
+  ParallelErrors errors;  // problem code and the state check may throw
 #pragma omp parallel for schedule(dynamic)
-  for (int p = 0; p < np; ++p) {
-    const double h = m.dx(m.patch(p).level);
-    Real* u = m.current(p);
-    for (int k = 0; k < mesh::kPatchSize; ++k)
-      for (int j = 0; j < mesh::kPatchSize; ++j)
-        for (int i = 0; i < mesh::kPatchSize; ++i) {
-          const auto x = m.cell_center(p, i, j, k);
-          const CellBox cell = CellBox::around(x, h);
-          kernels::Cons c = problem_->initial_state(cell);
-          const int idx = (k * mesh::kPatchSize + j) * mesh::kPatchSize + i;
-          if (kernels::apply_floors(c, args_.params.eos) == kernels::FloorResult::kUnphysical)
-            throw Error(ErrorKind::kInput,
-                        strprintf("problem '%s' gives a non-finite initial state at (%g, %g, %g)",
-                                  problem_name_.c_str(), x[0], x[1], x[2]));
-          const Real vals[5] = {c.dens, c.mom[0], c.mom[1], c.mom[2], c.engy};
-          for (int v = 0; v < 5; ++v) u[v * mesh::kPatchCells + idx] = vals[v];
-        }
-  }
+  for (int p = 0; p < np; ++p)
+    errors.run(p, [&] {
+      const double h = m.dx(m.patch(p).level);
+      Real* u = m.current(p);
+      for (int k = 0; k < mesh::kPatchSize; ++k)
+        for (int j = 0; j < mesh::kPatchSize; ++j)
+          for (int i = 0; i < mesh::kPatchSize; ++i) {
+            const auto x = m.cell_center(p, i, j, k);
+            const CellBox cell = CellBox::around(x, h);
+            kernels::Cons c = problem_->initial_state(cell);
+            const int idx = (k * mesh::kPatchSize + j) * mesh::kPatchSize + i;
+            if (kernels::apply_floors(c, args_.params.eos) == kernels::FloorResult::kUnphysical)
+              throw Error(ErrorKind::kInput,
+                          strprintf("problem '%s' gives a non-finite initial state at (%g, %g, %g)",
+                                    problem_name_.c_str(), x[0], x[1], x[2]));
+            const Real vals[5] = {c.dens, c.mom[0], c.mom[1], c.mom[2], c.engy};
+            for (int v = 0; v < 5; ++v) u[v * mesh::kPatchCells + idx] = vals[v];
+          }
+    });
+  errors.rethrow();
 }
 
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
@@ -161,12 +165,15 @@ bool Simulation::regrid() {
   for (int level = 1; level < nlev; ++level) {
     const auto& added = change.added[level];
     double s = 0;
+    ParallelErrors errors;  // the scratch box allocates
 #pragma omp parallel for schedule(dynamic) reduction(max : s)
-    for (std::size_t i = 0; i < added.size(); ++i) {
-      thread_local mesh::CoarseBox scratch;
-      mesh::prolong_family(*mesh_, added[i], scratch);
-      for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(added[i] + c));
-    }
+    for (std::size_t i = 0; i < added.size(); ++i)
+      errors.run(static_cast<std::int64_t>(i), [&] {
+        thread_local mesh::CoarseBox scratch;
+        mesh::prolong_family(*mesh_, added[i], scratch);
+        for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(added[i] + c));
+      });
+    errors.rethrow();
     speeds_[level] = std::max(speeds_[level], s);
   }
   registers_.build(*mesh_);
