@@ -12,6 +12,7 @@
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
@@ -72,8 +73,17 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   const auto geometry = mesh::geometry_from_params(params);
   evolve::RefinementParams::from_params(params);
   create_problem(params);
-  std::printf("# %s: parameters are valid (%lld root cells)\n%s", file.c_str(),
-              geometry.root_cell_count(), params.to_toml().c_str());
+  // The memory the run needs, against what this machine has (checked the same way by run).
+  const std::string& backend = params.string("run.backend");
+  const bool cuda = backend == "cuda" || (backend == "auto" && evolve::cuda_device_available());
+  const evolve::MemoryEstimate memory = evolve::estimate_memory(params, cuda);
+  evolve::check_initial_memory(params, memory);
+  std::string source;
+  const double available = evolve::host_memory_available(params, 0, &source);
+  std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n%s", file.c_str(),
+              geometry.root_cell_count(),
+              evolve::memory_summary(memory, available, source).c_str(),
+              params.to_toml().c_str());
   return 0;
 }
 

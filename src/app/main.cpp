@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "src/app/commands.hpp"
 #include "tessera/core/error.hpp"
@@ -72,6 +73,13 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::fprintf(stderr, "tessera: error: %s\n", e.what());
     return e.exit_code();
+  } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "tessera: error: out of memory: an allocation failed (the estimate in the log "
+                 "was short, or other processes took the memory); give the run more memory or "
+                 "set run.memory_limit below what the job may use\n");
+    return static_cast<int>(ErrorKind::kResources);
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "tessera: internal error: %s\n", e.what());

@@ -43,6 +43,10 @@ std::vector<ParamSpec> core_specs() {
               "largest number of root steps; the run stops there even before t_end"),
       integer("run", "threads", std::int64_t(0), {0, 4096},
               "OpenMP threads; 0 uses OMP_NUM_THREADS or all cores"),
+      real("run", "memory_limit", 0.0, {0, kInf, false, true},
+           "host memory the run may use, in GB (1e9 bytes); runs and refinements that would "
+           "exceed it are refused (exit 6); 0: what the machine, or the job's memory limit, "
+           "has available"),
       integer("run", "log_interval", std::int64_t(1), {1, kInf}, "steps between log lines"),
       {"run",
        "wall_time",
@@ -218,7 +222,8 @@ namespace {
 // Keys a restart may change; besides them every [gpu] and [output] key (the GPU's batching
 // and the outputs change no number of the solution).
 const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps", "run.threads",
-                                    "run.log_interval", "run.wall_time", "run.backend"};
+                                    "run.log_interval", "run.wall_time", "run.backend",
+                                    "run.memory_limit"};
 const char* const kRestartSections[] = {"gpu", "output"};
 }  // namespace
 

@@ -12,6 +12,7 @@
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/memory.hpp"
 
 namespace tessera::evolve {
 
@@ -192,6 +193,13 @@ std::string cuda_device_description() {
   TESSERA_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
   return strprintf("%s (compute capability %d.%d, %d SMs, %.1f GiB)", p.name, p.major, p.minor,
                    p.multiProcessorCount, p.totalGlobalMem / 1073741824.0);
+}
+
+std::optional<std::pair<double, double>> device_memory() {
+  if (!cuda_device_available()) return std::nullopt;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return std::nullopt;
+  return std::make_pair(static_cast<double>(free_bytes), static_cast<double>(total_bytes));
 }
 
 }  // namespace tessera::evolve

@@ -1,6 +1,7 @@
 // Builds without the CUDA backend (TESSERA_CUDA=OFF, or no nvcc at configure time).
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tessera/evolve/memory.hpp"
 
 namespace tessera::evolve {
 
@@ -20,6 +21,10 @@ bool cuda_device_available() {
 
 std::string cuda_device_description() {
   return "CUDA backend not built";
+}
+
+std::optional<std::pair<double, double>> device_memory() {
+  return std::nullopt;
 }
 
 }  // namespace tessera::evolve

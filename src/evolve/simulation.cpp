@@ -13,6 +13,7 @@
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/evolve/memory.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
@@ -60,10 +61,21 @@ void restrict_level(mesh::Mesh& m, int level) {
 }  // namespace
 
 Simulation::Simulation(Params params) : params_(std::move(params)) {
-  if (params_.integer("run.threads") > 0)
-    omp_set_num_threads(static_cast<int>(params_.integer("run.threads")));
+  std::string note;
+  const int threads = effective_threads(params_, &note);
+  if (!note.empty()) log_line("note: %s", note.c_str());
+  omp_set_num_threads(threads);
   problem_name_ = params_.string("problem.name");
   run_id_ = io::new_run_id();
+  const bool cuda = params_.string("run.backend") == "cuda" ||
+                    (params_.string("run.backend") == "auto" && cuda_device_available());
+  memory_ = estimate_memory(params_, cuda);
+  {
+    std::string source;
+    const double available = host_memory_available(params_, 0, &source);
+    log_line("%s", memory_summary(memory_, available, source).c_str());
+  }
+  check_initial_memory(params_, memory_);  // before the root level is allocated
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
@@ -135,6 +147,8 @@ void Simulation::initialize() {
   for (int pass = 0; pass < refinement_.max_level; ++pass) {
     const auto h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
     if (mesh_->has_hierarchy(h)) break;
+    check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
+                      true);
     auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
     fill_from_problem(*next);
     mesh_ = std::move(next);
@@ -151,6 +165,8 @@ bool Simulation::regrid() {
     h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
   }
   ScopedTimer t(timers_, Stage::kRegrid);
+  check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
+                    false);
   // Only what changes is touched: removed families were restricted onto their parents at
   // the end of the last step; new ones are prolonged from their parents, coarse to fine.
   const mesh::MeshChange change = mesh_->apply_hierarchy(h);

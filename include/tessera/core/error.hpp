@@ -12,6 +12,7 @@ enum class ErrorKind {
   kIo = 3,         // a file could not be read or written
   kNumerical = 4,  // the solution became unphysical
   kInternal = 5,   // a bug: an invariant of the code was violated
+  kResources = 6,  // the run needs more memory than the machine, the job or the GPU has
 };
 
 class Error : public std::runtime_error {

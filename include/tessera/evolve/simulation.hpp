@@ -13,6 +13,7 @@
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/flux_register.hpp"
+#include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/io/checkpoint.hpp"
@@ -124,6 +125,7 @@ class Simulation {
   std::unique_ptr<Pipeline> pipeline_;
   FluxRegisters registers_;
   RefinementParams refinement_;
+  MemoryEstimate memory_;
   bool subcycle_ = true;
   SolveArgs args_{};
   std::vector<double> speeds_;  // last max signal speed per level

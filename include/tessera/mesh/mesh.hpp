@@ -117,6 +117,8 @@ class Mesh {
   Real* current(int p) { return data(current_slot(patches_[p].level), p); }
   const Real* current(int p) const { return data(current_slot(patches_[p].level), p); }
   std::size_t patch_reals() const { return std::size_t(nvar_) * kPatchCells; }
+  // Patches the pool holds room for without reallocating.
+  std::size_t pool_capacity_patches() const { return pool_[0].capacity() / patch_reals(); }
 
   // Throws tessera::Error(kInternal) naming the first violation: families complete and
   // contiguous, parent/child links consistent, neighbour links symmetric, and proper

@@ -1,0 +1,59 @@
+// Memory a run needs and memory the machine has, so that a run that cannot fit is refused
+// before it allocates, with the figures, instead of dying of std::bad_alloc (or the
+// kernel's OOM killer) minutes or hours in. Refusals are Error(kResources), exit 6.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/params.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::evolve {
+
+struct MemoryEstimate {
+  double patch_bytes = 0;    // field data of one patch, both time levels (host)
+  long long root_patches = 0;
+  double root_bytes = 0;     // the root level's field data
+  double buffer_bytes = 0;   // staging, prepare and solver scratch on the host (pinned too)
+  double device_bytes = 0;   // the CUDA backend's device buffers (0 on the CPU)
+  int threads = 0;           // OpenMP threads the run will use
+  // Upper bound of each refined level 1..amr.max_level: every cell of the level below
+  // refined (what a threshold of zero would give).
+  std::vector<double> level_bound_bytes;
+  double host_bytes() const { return root_bytes + buffer_bytes; }
+};
+
+// What a run of `params` needs; `cuda`: whether it runs on the CUDA backend.
+MemoryEstimate estimate_memory(const Params& params, bool cuda);
+
+// Host memory this process may still allocate, in bytes: run.memory_limit when set (minus
+// `in_use`, what the run already holds), otherwise the smaller of the kernel's MemAvailable
+// and the room left under the job's cgroup limit. `source` says which.
+double host_memory_available(const Params& params, double in_use, std::string* source);
+
+// Free and total memory of the current CUDA device, when there is one.
+std::optional<std::pair<double, double>> device_memory();
+
+// The threads a run uses: run.threads (0: OpenMP's default), capped at the processors this
+// process may run on; `note` receives a message when the request was capped.
+int effective_threads(const Params& params, std::string* note);
+
+// One line for `tessera check` and the log: what the run needs and what there is.
+std::string memory_summary(const MemoryEstimate& e, double host_available,
+                           const std::string& host_source);
+
+// Error(kResources) when the root level and the buffers do not fit in host memory, or
+// the device buffers in the GPU's free memory.
+void check_initial_memory(const Params& params, const MemoryEstimate& e);
+
+// Error(kResources) when growing the mesh from `old_patches` (a pool of
+// `old_capacity_patches`) to the `new_patches` of `next` does not fit; `keep_old`: the old
+// mesh stays allocated beside the new one (the initial levels are built that way).
+void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_t old_patches,
+                       std::size_t old_capacity_patches, const mesh::Hierarchy& next,
+                       bool keep_old);
+
+}  // namespace tessera::evolve

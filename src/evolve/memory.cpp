@@ -1,0 +1,204 @@
+#include "tessera/evolve/memory.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <string>
+
+#include "kernels/group_layout.hpp"
+#include "kernels/hydro_state.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/evolve/executor.hpp"
+#include "tessera/mesh/geometry.hpp"
+
+namespace tessera::evolve {
+
+namespace {
+
+constexpr double kGB = 1e9;
+// Allocations outside the estimate (flux registers, patch metadata, libraries, the
+// program itself) and the slack the allocator needs.
+constexpr double kOverheadBytes = 256e6;
+
+std::optional<double> read_number(const char* path) {
+  std::ifstream in(path);
+  std::string text;
+  if (!(in >> text) || text == "max") return std::nullopt;
+  try {
+    return std::stod(text);
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+std::optional<double> meminfo_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key, unit;
+  double value = 0;
+  while (in >> key >> value >> unit)
+    if (key == "MemAvailable:") return value * 1024;
+  return std::nullopt;
+}
+
+// Room under the cgroup (v2, then v1) limit of the job: schedulers confine jobs this way.
+std::optional<double> cgroup_room() {
+  auto room = [](const char* limit, const char* usage) -> std::optional<double> {
+    const auto l = read_number(limit), u = read_number(usage);
+    if (!l || !u || *l >= 1e18) return std::nullopt;  // v1 reports "no limit" as ~2^63
+    return std::max(0.0, *l - *u);
+  };
+  if (auto r = room("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current")) return r;
+  return room("/sys/fs/cgroup/memory/memory.limit_in_bytes",
+              "/sys/fs/cgroup/memory/memory.usage_in_bytes");
+}
+
+std::string gb(double bytes) {
+  return strprintf(bytes < 0.1 * kGB ? "%.3f GB" : "%.1f GB", bytes / kGB);
+}
+
+}  // namespace
+
+int effective_threads(const Params& params, std::string* note) {
+  const int procs = omp_get_num_procs();
+  const long long requested = params.integer("run.threads");
+  const int threads = requested > 0 ? static_cast<int>(requested) : omp_get_max_threads();
+  if (threads <= procs) return threads;
+  if (note)
+    *note = strprintf(
+        "%s = %d exceeds the %d processors this process may run on: using %d threads (more "
+        "threads than cores only add memory and contention)",
+        requested > 0 ? "run.threads" : "OMP_NUM_THREADS", threads, procs, procs);
+  return procs;
+}
+
+MemoryEstimate estimate_memory(const Params& params, bool cuda) {
+  MemoryEstimate e;
+  const auto geo = mesh::geometry_from_params(params);
+  const double real = sizeof(Real);
+  e.threads = effective_threads(params, nullptr);
+  e.patch_bytes = 2.0 * kernels::kNumHydroVars * mesh::kPatchCells * real;
+  e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
+  e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
+  // One group's staging: its box with ghost cells, its new interior and its flux planes.
+  const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost)) * real;
+  const double group = in + (kGroupOutReals + kGroupFluxReals) * real;
+  const double scratch = 4.0 * kernels::kNumHydroVars * kernels::box_cells(kernels::kMaxGhost) * real;
+  if (cuda) {
+    // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
+    // (about 132 on the largest GPUs); device buffers per group: the box, primitives,
+    // stage state and three flux arrays of box size, the interior and the flux planes.
+    const long long per_batch = params.integer("gpu.groups_per_batch");
+    const double batch = per_batch > 0 ? static_cast<double>(per_batch) : 132.0;
+    e.buffer_bytes = 2 * batch * group + e.threads * in;
+    e.device_bytes = 2 * batch * (6 * in + (kGroupOutReals + kGroupFluxReals) * real);
+  } else {
+    // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
+    e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
+  }
+  const int max_level = static_cast<int>(params.integer("amr.max_level"));
+  double cells = static_cast<double>(geo.root_cell_count());
+  for (int level = 1; level <= max_level; ++level) {
+    cells *= 8;
+    e.level_bound_bytes.push_back(cells / mesh::kPatchCells * e.patch_bytes);
+  }
+  return e;
+}
+
+double host_memory_available(const Params& params, double in_use, std::string* source) {
+  const double limit_gb = params.real("run.memory_limit");
+  if (limit_gb > 0) {
+    if (source) *source = strprintf("run.memory_limit = %g GB", limit_gb);
+    return limit_gb * kGB - in_use;
+  }
+  const auto avail = meminfo_available();
+  const auto room = cgroup_room();
+  if (room && (!avail || *room < *avail)) {
+    if (source) *source = "room under the job's cgroup memory limit";
+    return *room;
+  }
+  if (avail) {
+    if (source) *source = "MemAvailable of this machine";
+    return *avail;
+  }
+  if (source) *source = "unknown";
+  return INFINITY;
+}
+
+std::string memory_summary(const MemoryEstimate& e, double host_available,
+                           const std::string& host_source) {
+  std::string s = strprintf("memory: root level %s (%lld patches), buffers %s for %d threads",
+                            gb(e.root_bytes).c_str(), e.root_patches, gb(e.buffer_bytes).c_str(),
+                            e.threads);
+  if (!e.level_bound_bytes.empty()) {
+    s += "; refined levels at most";
+    for (std::size_t l = 0; l < e.level_bound_bytes.size(); ++l)
+      s += strprintf(" %s%s", gb(e.level_bound_bytes[l]).c_str(),
+                     l + 1 < e.level_bound_bytes.size() ? "," : "");
+    s += " (each level fully refined)";
+  }
+  if (e.device_bytes > 0) s += strprintf("; GPU buffers %s", gb(e.device_bytes).c_str());
+  if (std::isfinite(host_available))
+    s += strprintf("; host memory available %s (%s)", gb(host_available).c_str(),
+                   host_source.c_str());
+  return s;
+}
+
+void check_initial_memory(const Params& params, const MemoryEstimate& e) {
+  std::string source;
+  const double available = host_memory_available(params, 0, &source);
+  const double need = e.host_bytes() + kOverheadBytes;
+  if (need > available)
+    throw Error(ErrorKind::kResources,
+                strprintf("the run needs about %s of host memory (root level %s for %lld "
+                          "patches of %lld root cells, buffers %s for %d threads), but only %s "
+                          "is available (%s): use a coarser mesh.nx, fewer run.threads, or a "
+                          "machine (or job request) with more memory",
+                          gb(need).c_str(), gb(e.root_bytes).c_str(), e.root_patches,
+                          e.root_patches * mesh::kPatchCells, gb(e.buffer_bytes).c_str(),
+                          e.threads, gb(std::max(available, 0.0)).c_str(), source.c_str()));
+  if (e.device_bytes > 0)
+    if (const auto dev = device_memory(); dev && e.device_bytes > dev->first)
+      throw Error(ErrorKind::kResources,
+                  strprintf("the CUDA backend needs about %s of GPU memory for its buffers "
+                            "and the GPU has %s free (of %s): lower gpu.groups_per_batch",
+                            gb(e.device_bytes).c_str(), gb(dev->first).c_str(),
+                            gb(dev->second).c_str()));
+}
+
+void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_t old_patches,
+                       std::size_t old_capacity_patches, const mesh::Hierarchy& next,
+                       bool keep_old) {
+  std::size_t patches = static_cast<std::size_t>(e.root_patches);
+  std::string per_level;
+  for (std::size_t l = 0; l < next.size(); ++l) {
+    patches += next[l].size() * mesh::kFamilySize;
+    per_level += strprintf("%s%zu", l ? ", " : "", next[l].size() * mesh::kFamilySize);
+  }
+  // The pool (two std::vector slots) grows geometrically: a growth beyond its capacity
+  // holds the old and the new storage at once while copying.
+  double extra = 0;
+  if (keep_old)
+    extra = static_cast<double>(patches) * e.patch_bytes;
+  else if (patches > old_capacity_patches)
+    extra = static_cast<double>(std::max(patches, 2 * old_capacity_patches)) * e.patch_bytes;
+  if (extra == 0) return;
+  const double in_use = static_cast<double>(old_capacity_patches) * e.patch_bytes + e.buffer_bytes;
+  std::string source;
+  const double available = host_memory_available(params, in_use, &source);
+  extra += kOverheadBytes;
+  if (extra <= available) return;
+  throw Error(
+      ErrorKind::kResources,
+      strprintf("refinement asks for %zu patches (now %zu; refined levels 1..%zu: %s patches), "
+                "which needs about %s more host memory, but only %s is available (%s): lower "
+                "amr.max_level (now %lld), raise the refinement thresholds, or give the run "
+                "more memory",
+                patches, old_patches, next.size(), per_level.c_str(), gb(extra).c_str(),
+                gb(std::max(available, 0.0)).c_str(), source.c_str(),
+                static_cast<long long>(params.integer("amr.max_level"))));
+}
+
+}  // namespace tessera::evolve
