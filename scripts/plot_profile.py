@@ -10,6 +10,11 @@ over spherical shells about --center (default: the problem's center parameter, e
 domain centre), weighting cells by volume. --compare overlays the analytic solution of the
 problem (sod, sedov: density only), evaluated by `tessera analytic` as cell averages of the
 same cells and averaged the same way, and prints the L1 difference. Prints the PNG path.
+
+Exit codes: 0 done; 2 bad input (a bad option, a missing file or a directory, a file that
+is not a plot file, e.g. a checkpoint, a variable the file lacks, a line that misses the
+domain, --compare without the tessera program or an analytic solution); 3 a file that
+cannot be read or written (truncated or damaged, an I/O error).
 """
 
 import argparse
@@ -18,8 +23,10 @@ import subprocess
 import sys
 import tempfile
 
-import h5py
 import numpy as np
+
+import tessera_files
+from tessera_files import bad_input, decode, find_variable, open_plot_file
 
 AXES = {"x": 0, "y": 1, "z": 2}
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,8 +50,6 @@ def parse_args(argv):
                         help="tessera program for --compare (default: build/bin/tessera)")
     parser.add_argument("--out", help="PNG to write (default: FILE with .<field>_<mode>.png)")
     args = parser.parse_args(argv)
-    if not os.path.isfile(args.file):
-        parser.error(f"{args.file}: no such file")
     if args.bins < 1:
         parser.error("--bins must be positive")
     if args.compare and args.field != "rho":
@@ -56,25 +61,15 @@ def parse_args(argv):
     return args
 
 
-def decode(value):
-    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-
-
-def field_values(f, field):
+def field_values(f, path, field):
     """[block][z][y][x] values of a variable, located by the Athena++ name attributes."""
-    names = [decode(n) for n in f.attrs["VariableNames"]]
-    k = 0
-    for dataset, count in zip([decode(n) for n in f.attrs["DatasetNames"]], f.attrs["NumVariables"]):
-        for j in range(int(count)):
-            if names[k] == field:
-                return np.asarray(f[dataset][j], dtype=np.float64)
-            k += 1
-    raise KeyError(f"no variable '{field}' in the file; it has: {', '.join(names)}")
+    dataset, j = find_variable(f, path, field)
+    return np.asarray(f[dataset][j], dtype=np.float64)
 
 
-def cells(f, field):
+def cells(f, path, field):
     """Centres (n, 3), widths (n,) and values (n,) of every cell of the file."""
-    values = field_values(f, field)
+    values = field_values(f, path, field)
     centres = [np.asarray(f[name][:], dtype=np.float64) for name in ("x1v", "x2v", "x3v")]
     faces = np.asarray(f["x1f"][:], dtype=np.float64)
     nb, n = centres[0].shape
@@ -102,65 +97,74 @@ def parameter(f, section, key):
 
 def analytic(args, f, pos, width, time):
     """Analytic cell averages from `tessera analytic`, given the file's own parameters."""
-    if not os.access(args.tessera, os.X_OK):
-        raise RuntimeError(f"--compare needs the tessera program: {args.tessera} (see --tessera)")
-    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as params:
-        params.write(decode(f.attrs["Parameters"]))
+    if not (os.path.isfile(args.tessera) and os.access(args.tessera, os.X_OK)):
+        what = "not an executable program" if os.path.exists(args.tessera) else "no such program"
+        raise bad_input(f"{args.tessera}: {what}; --compare needs the tessera program "
+                        f"(build it, or name it with --tessera)")
+    if "Parameters" not in f.attrs:
+        raise bad_input(f"{args.file}: no 'Parameters' attribute; --compare needs the "
+                        f"parameters that Tessera stores in its plot files")
     try:
-        points = "".join(f"{p[0]!r} {p[1]!r} {p[2]!r} {h!r}\n" for p, h in zip(pos, width))
-        out = subprocess.run([args.tessera, "analytic", params.name, "--time", repr(time)],
-                             input=points, capture_output=True, text=True)
-    finally:
-        os.unlink(params.name)
+        with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as params:
+            params.write(decode(f.attrs["Parameters"]))
+        try:
+            points = "".join(f"{p[0]!r} {p[1]!r} {p[2]!r} {h!r}\n" for p, h in zip(pos, width))
+            out = subprocess.run([args.tessera, "analytic", params.name, "--time", repr(time)],
+                                 input=points, capture_output=True, text=True)
+        finally:
+            os.unlink(params.name)
+    except OSError as error:
+        raise tessera_files.unreadable(f"{args.tessera}: --compare: cannot run `tessera "
+                                       f"analytic`: {tessera_files.reason(error)}")
     if out.returncode != 0:
-        raise RuntimeError(out.stderr.strip() or f"tessera analytic exited {out.returncode}")
-    return np.array([float(v) for v in out.stdout.split()])
+        detail = out.stderr.strip().splitlines()[-1:] or [f"exit code {out.returncode}"]
+        raise bad_input(f"{args.file}: --compare: `tessera analytic` failed: {detail[0]}")
+    exact = np.array([float(v) for v in out.stdout.split()])
+    if exact.size != width.size:
+        raise bad_input(f"{args.file}: --compare: `tessera analytic` printed {exact.size} "
+                        f"values for {width.size} cells")
+    return exact
 
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        with h5py.File(args.file, "r") as f:
-            time = float(f.attrs["Time"])
-            problem = decode(f.attrs.get("Problem", b""))
-            lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)])
-            hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)])
-            pos, width, values = cells(f, args.field)
-            if args.line:
-                axis = AXES[args.line]
-                through = np.array(args.through) if args.through else 0.5 * (lo + hi)
-                # The cells the line crosses: |transverse offset| < half a cell (lower face
-                # inclusive), the same rule at every level.
-                keep = np.ones(values.size, dtype=bool)
-                for d in range(3):
-                    if d != axis:
-                        off = through[d] - (pos[:, d] - 0.5 * width)
-                        keep &= (off >= 0) & (off < width)
-                pos, width, values = pos[keep], width[keep], values[keep]
-                order = np.argsort(pos[:, axis])
-                pos, width, values = pos[order], width[order], values[order]
-                coord = pos[:, axis]
-                weight = width
-                label = args.line
-            else:
-                centre = args.center
-                if centre is None:
-                    text = parameter(f, "problem", "center")
-                    centre = ([float(v) for v in text.strip("[]").split(",")] if text
-                              else list(0.5 * (lo + hi)))
-                coord = np.linalg.norm(pos - np.array(centre), axis=1)
-                weight = width**3
-                label = "r"
-            exact = analytic(args, f, pos, width, time) if args.compare else None
-    except (KeyError, RuntimeError) as error:
-        print(f"error: {args.file}: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
-        return 1
-    if values.size == 0:
-        print("error: the line misses the domain", file=sys.stderr)
-        return 2
+    with open_plot_file(args.file) as f:
+        time = float(f.attrs["Time"])
+        problem = decode(f.attrs.get("Problem", b""))
+        lo = np.array([f.attrs[f"RootGridX{d + 1}"][0] for d in range(3)])
+        hi = np.array([f.attrs[f"RootGridX{d + 1}"][1] for d in range(3)])
+        pos, width, values = cells(f, args.file, args.field)
+        if args.line:
+            axis = AXES[args.line]
+            through = np.array(args.through) if args.through else 0.5 * (lo + hi)
+            # The cells the line crosses: |transverse offset| < half a cell (lower face
+            # inclusive), the same rule at every level.
+            keep = np.ones(values.size, dtype=bool)
+            for d in range(3):
+                if d != axis:
+                    off = through[d] - (pos[:, d] - 0.5 * width)
+                    keep &= (off >= 0) & (off < width)
+            pos, width, values = pos[keep], width[keep], values[keep]
+            if values.size == 0:
+                box = " x ".join(f"[{a:g}, {b:g}]" for a, b in zip(lo, hi))
+                raise bad_input(f"{args.file}: --through {' '.join(f'{v:g}' for v in through)}: "
+                                f"the line along {args.line} misses the domain; expected a "
+                                f"point in {box}")
+            order = np.argsort(pos[:, axis])
+            pos, width, values = pos[order], width[order], values[order]
+            coord = pos[:, axis]
+            weight = width
+            label = args.line
+        else:
+            centre = args.center
+            if centre is None:
+                text = parameter(f, "problem", "center")
+                centre = ([float(v) for v in text.strip("[]").split(",")] if text
+                          else list(0.5 * (lo + hi)))
+            coord = np.linalg.norm(pos - np.array(centre), axis=1)
+            weight = width**3
+            label = "r"
+        exact = analytic(args, f, pos, width, time) if args.compare else None
 
     if args.radial:
         edges = np.linspace(0.0, coord.max(), args.bins + 1)
@@ -198,10 +202,7 @@ def main(argv=None):
     ax.legend()
     fig.tight_layout()
     try:
-        fig.savefig(args.out)
-    except OSError as error:
-        print(f"error: cannot write {args.out}: {error}", file=sys.stderr)
-        return 1
+        tessera_files.save_figure(fig, args.out)
     finally:
         plt.close(fig)
     print(args.out)
@@ -209,4 +210,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tessera_files.run(main))

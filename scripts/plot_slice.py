@@ -11,14 +11,19 @@ Reads the file with h5py only (importing yt would take longer than the plot). Ev
 cut by the mid-plane is painted into one image at the resolution of the finest level
 present (capped by --max-pixels), coarser levels first so that finer data is drawn over
 coarser data should a file hold both; thin outlines show the blocks. Prints the PNG path.
+
+Exit codes: 0 done; 2 bad input (a bad option, a missing file or a directory, a file that
+is not a plot file, e.g. a checkpoint, a variable the file lacks, a plane outside the
+domain); 3 a file that cannot be read or written (truncated or damaged, an I/O error).
 """
 
 import argparse
-import os
 import sys
 
-import h5py
 import numpy as np
+
+import tessera_files
+from tessera_files import bad_input, find_variable, open_plot_file
 
 AXES = {"x": 0, "y": 1, "z": 2}
 # (horizontal, vertical) axes of the image for each slice normal, as yt orients them.
@@ -50,29 +55,11 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.max_pixels < 1:
         parser.error("--max-pixels must be positive")
-    if not os.path.isfile(args.file):
-        parser.error(f"{args.file}: no such file")
     if args.out is None:
         stem = args.file[: -len(".athdf")] if args.file.endswith(".athdf") else args.file
         kind = "proj" if args.projection else ""
         args.out = f"{stem}.{args.field}_{kind}{args.axis}.png"
     return args
-
-
-def decode(names):
-    return [n.decode("ascii", "ignore") if isinstance(n, bytes) else str(n) for n in names]
-
-
-def find_variable(f, field):
-    """(dataset name, index in it) of a variable, from the Athena++ name attributes."""
-    variables = decode(f.attrs["VariableNames"])
-    k = 0
-    for dataset, count in zip(decode(f.attrs["DatasetNames"]), f.attrs["NumVariables"]):
-        for j in range(int(count)):
-            if variables[k] == field:
-                return dataset, j
-            k += 1
-    raise KeyError(f"no variable '{field}' in the file; it has: {', '.join(variables)}")
 
 
 def reduce_to_pixels(tile, q):
@@ -134,9 +121,9 @@ class ImageGrid:
         self.outlines.append((faces[h][b][0], faces[v][b][0], width, height))
 
 
-def make_slice(f, field, axis, max_pixels, at=None):
+def make_slice(f, path, field, axis, max_pixels, at=None):
     """Image (rows: vertical axis), its extent, the slice coordinate and the block outlines."""
-    dataset, var = find_variable(f, field)
+    dataset, var = find_variable(f, path, field)
     data = f[dataset]
     grid = ImageGrid(f, axis, max_pixels)
     lo, hi, faces = grid.lo, grid.hi, grid.faces
@@ -146,7 +133,8 @@ def make_slice(f, field, axis, max_pixels, at=None):
     # face, so a plane on a face takes the cells above it at every level, consistently.
     c = 0.5 * (lo[axis] + hi[axis]) if at is None else float(at)
     if not lo[axis] <= c <= hi[axis]:
-        raise KeyError(f"plane {AXIS_NAMES[axis]} = {c:g} outside [{lo[axis]:g}, {hi[axis]:g}]")
+        raise bad_input(f"{path}: --at {c:g}: the plane {AXIS_NAMES[axis]} = {c:g} lies outside "
+                        f"the domain; expected a value in [{lo[axis]:g}, {hi[axis]:g}]")
     for b in np.argsort(grid.levels, kind="stable"):  # coarse first: finer drawn over coarser
         fa = faces[axis][b]
         if not (fa[0] <= c < fa[-1] or (c == fa[-1] == hi[axis])):
@@ -164,13 +152,13 @@ def make_slice(f, field, axis, max_pixels, at=None):
     return image, grid.extent(), c, grid.outlines
 
 
-def make_projection(f, field, axis, max_pixels):
+def make_projection(f, path, field, axis, max_pixels):
     """Integral of the field along `axis`: image, extent and the outlines of every block.
 
     Leaf blocks tile the domain once, so each block adds its own column integrals (sum of
     cells times their width along the axis) to the pixels it covers.
     """
-    dataset, var = find_variable(f, field)
+    dataset, var = find_variable(f, path, field)
     grid = ImageGrid(f, axis, max_pixels)
     image = np.zeros(grid.shape)
     # Blocks are [z][y][x]: summing over the axis leaves [y][x], [z][x] or [z][y], rows along v.
@@ -185,23 +173,17 @@ def make_projection(f, field, axis, max_pixels):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     axis = AXES[args.axis]
-    try:
-        with h5py.File(args.file, "r") as f:
-            if args.projection:
-                image, extent, outlines = make_projection(f, args.field, axis, args.max_pixels)
-                c = None
-            else:
-                image, extent, c, outlines = make_slice(
-                    f, args.field, axis, args.max_pixels, args.at
-                )
-            time = float(f.attrs["Time"])
-            cycle = int(f.attrs["NumCycles"]) if "NumCycles" in f.attrs else None
-    except KeyError as error:
-        print(f"error: {args.file}: {error.args[0]}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"error: cannot read {args.file}: {error}", file=sys.stderr)
-        return 1
+    with open_plot_file(args.file) as f:
+        if args.projection:
+            image, extent, outlines = make_projection(f, args.file, args.field, axis,
+                                                      args.max_pixels)
+            c = None
+        else:
+            image, extent, c, outlines = make_slice(
+                f, args.file, args.field, axis, args.max_pixels, args.at
+            )
+        time = float(f.attrs["Time"])
+        cycle = int(f.attrs["NumCycles"]) if "NumCycles" in f.attrs else None
 
     import matplotlib
 
@@ -215,11 +197,13 @@ def main(argv=None):
     values = np.ma.masked_invalid(image)
     if args.log:
         if np.any(values <= 0):
-            print("warning: non-positive values left blank on the log scale", file=sys.stderr)
+            tessera_files.warn("non-positive values left blank on the log scale")
         values = np.ma.masked_less_equal(values, 0.0)
     if values.count() == 0:
-        print(f"error: no data to plot for '{args.field}' on this plane", file=sys.stderr)
-        return 1
+        if args.log:
+            raise bad_input(f"{args.file}: '{args.field}' has no positive values to plot here; "
+                            f"expected some for --log (leave --log out)")
+        raise bad_input(f"{args.file}: '{args.field}' has no finite values to plot here")
     vmin, vmax = float(values.min()), float(values.max())
     if vmin == vmax:  # uniform field: give the colour scale some width
         span = abs(vmin) * 1e-6 or 1e-6
@@ -253,10 +237,7 @@ def main(argv=None):
     fig.colorbar(im, cax=cax, label=label)
     fig.tight_layout()
     try:
-        fig.savefig(args.out)
-    except OSError as error:
-        print(f"error: cannot write {args.out}: {error}", file=sys.stderr)
-        return 1
+        tessera_files.save_figure(fig, args.out)
     finally:
         plt.close(fig)
     print(args.out)
@@ -264,4 +245,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tessera_files.run(main))

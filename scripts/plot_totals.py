@@ -8,6 +8,11 @@ e.g. of a run and its restarts, are joined in order of time; a step repeated aft
 is taken once). Plots the relative change of mass and energy and the change of each
 momentum component (relative to the initial total momentum magnitude, or absolute when that
 is zero). Prints the PNG path and the largest relative change of mass and energy.
+
+Exit codes: 0 done; 2 bad input (a bad option, a missing file or a directory, a plot file
+or checkpoint instead of a log, fewer than two "totals:" lines in all); 3 a file that
+cannot be read or written (an I/O error, an image that cannot be written). A "totals:"
+line cut off (the end of the log of a killed job) is skipped with a warning.
 """
 
 import argparse
@@ -17,9 +22,38 @@ import sys
 
 import numpy as np
 
+import tessera_files
+from tessera_files import bad_input, check_file, describe_hdf5, file_kind
+
 LINE = re.compile(
     r"totals: step (\d+) t (\S+) mass (\S+) momx (\S+) momy (\S+) momz (\S+) energy (\S+)"
 )
+LOG = "a log of `tessera run` (its standard output, e.g. `tessera run FILE.toml | tee run.log`)"
+
+
+def read_totals(log, rows):
+    """Adds the totals lines of a log to rows {step: [t, mass, momx, momy, momz, energy]};
+    returns how many it found."""
+    check_file(log, LOG, series="*.log")
+    if file_kind(log) == "hdf5":
+        raise bad_input(f"{log}: {describe_hdf5(log)}, not a log; expected {LOG}")
+    found = 0
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            for number, line in enumerate(f, 1):
+                m = LINE.search(line)
+                if not m:
+                    continue
+                try:
+                    values = [float(v) for v in m.groups()[1:]]
+                except ValueError:  # e.g. the last line of a log cut off mid-line
+                    tessera_files.warn(f"{log}:{number}: malformed 'totals:' line skipped")
+                    continue
+                rows[int(m.group(1))] = values
+                found += 1
+    except OSError as error:
+        raise tessera_files.unreadable(f"{log}: cannot be read: {tessera_files.reason(error)}")
+    return found
 
 
 def main(argv=None):
@@ -28,19 +62,13 @@ def main(argv=None):
     parser.add_argument("--out", help="PNG to write (default: first LOG with .totals.png)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     rows = {}
-    for log in args.logs:
-        try:
-            with open(log, encoding="utf-8", errors="replace") as f:
-                for line in f:
-                    m = LINE.search(line)
-                    if m:
-                        rows[int(m.group(1))] = [float(v) for v in m.groups()[1:]]
-        except OSError as error:
-            print(f"error: cannot read {log}: {error}", file=sys.stderr)
-            return 1
+    found = sum(read_totals(log, rows) for log in args.logs)
     if len(rows) < 2:
-        print("error: fewer than two 'totals:' lines in the log(s)", file=sys.stderr)
-        return 2
+        which = args.logs[0] if len(args.logs) == 1 else ", ".join(args.logs)
+        what = (f"{found} 'totals:' line{'s' * (found != 1)}" if found < 2
+                else "'totals:' lines of a single step")
+        raise bad_input(f"{which}: {what}; expected those of at least two steps (`tessera run` "
+                        f"writes one every run.log_interval steps)")
     data = np.array([rows[k] for k in sorted(rows)])
     t, mass, mom, energy = data[:, 0], data[:, 1], data[:, 2:5], data[:, 5]
     rel_mass = (mass - mass[0]) / abs(mass[0])
@@ -67,10 +95,7 @@ def main(argv=None):
     fig.tight_layout()
     out = args.out or os.path.splitext(args.logs[0])[0] + ".totals.png"
     try:
-        fig.savefig(out)
-    except OSError as error:
-        print(f"error: cannot write {out}: {error}", file=sys.stderr)
-        return 1
+        tessera_files.save_figure(fig, out)
     finally:
         plt.close(fig)
     print(out)
@@ -80,4 +105,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tessera_files.run(main))
