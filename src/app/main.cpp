@@ -34,10 +34,11 @@ int main(int argc, char** argv) {
     sub->add_option("overrides", overrides, "section.key=value overrides");
   }
   std::string restart;
-  run->add_option("--restart", restart,
-                  "continue from a checkpoint: its path, or 'latest' (the newest usable one "
-                  "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
-                  "may change");
+  auto* restart_option =
+      run->add_option("--restart", restart,
+                      "continue from a checkpoint: its path, or 'latest' (the newest usable one "
+                      "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
+                      "may change");
   bool overwrite = false;
   run->add_flag("--overwrite", overwrite,
                 "start even though output.dir holds checkpoints of another run of the problem: "
@@ -63,7 +64,12 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : static_cast<int>(ErrorKind::kInput);
   }
   try {
-    if (*run) return tessera::app::command_run(file, overrides, restart, overwrite, start);
+    if (*run) {
+      // `--restart ""` must not read as no --restart at all: a fresh run.
+      if (restart_option->count() > 0 && restart.empty())
+        throw tessera::Error(ErrorKind::kInput, "--restart needs a checkpoint path or 'latest'");
+      return tessera::app::command_run(file, overrides, restart, overwrite, start);
+    }
     if (*check) return tessera::app::command_check(file, overrides);
     if (*verify) return tessera::app::command_verify(checkpoint);
     if (*analytic) return tessera::app::command_analytic(file, overrides, time);

@@ -3,11 +3,16 @@
 #include "tessera/core/params.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <toml.hpp>
 
@@ -20,6 +25,232 @@ namespace {
 // std::map keeps keys sorted, so errors are reported in a reproducible order.
 using TomlValue = toml::basic_value<toml::discard_comments, std::map, std::vector>;
 
+// An integer literal read again from its text (toml11 3.x clamps a decimal, octal or
+// hexadecimal literal beyond 64 bits to INT64_MAX/INT64_MIN and wraps a binary one).
+struct IntegerLiteral {
+  bool fits = true;        // within [INT64_MIN, INT64_MAX]
+  std::int64_t value = 0;  // the value, when it fits
+  double approx = 0;       // the value as a float, when it does not
+};
+
+std::optional<IntegerLiteral> read_integer_literal(const std::string& token) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < token.size() && (token[i] == '+' || token[i] == '-')) negative = token[i++] == '-';
+  int base = 10;
+  if (token.size() >= i + 2 && token[i] == '0' && std::strchr("xob", token[i + 1])) {
+    base = token[i + 1] == 'x' ? 16 : token[i + 1] == 'o' ? 8 : 2;
+    i += 2;
+  }
+  std::string digits;
+  std::uint64_t magnitude = 0;
+  bool overflow = false;
+  double approx = 0;
+  for (; i < token.size(); ++i) {
+    const char c = token[i];
+    if (c == '_') continue;
+    int d = -1;
+    if (c >= '0' && c <= '9') d = c - '0';
+    if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    if (d < 0 || d >= base) return std::nullopt;  // not a literal the lexer accepts
+    digits += c;
+    approx = approx * base + d;
+    overflow = overflow || __builtin_mul_overflow(magnitude, std::uint64_t(base), &magnitude) ||
+               __builtin_add_overflow(magnitude, std::uint64_t(d), &magnitude);
+  }
+  if (digits.empty()) return std::nullopt;
+  constexpr std::uint64_t kMin = std::uint64_t(1) << 63;  // |INT64_MIN|
+  IntegerLiteral lit;
+  lit.fits = !overflow && (negative ? magnitude <= kMin : magnitude < kMin);
+  if (lit.fits) {
+    lit.value = negative ? static_cast<std::int64_t>(0 - magnitude)  // two's complement
+                         : static_cast<std::int64_t>(magnitude);
+  } else {
+    // Decimal: the correctly rounded float of the literal.
+    if (base == 10) approx = std::strtod(digits.c_str(), nullptr);
+    lit.approx = negative ? -approx : approx;
+  }
+  return lit;
+}
+
+// Runs toml11's parser `parse` for one token, which `Lexer` delimits, on a location that
+// holds only that token; the result keeps the token's region in the file, for messages.
+// Some of toml11's parsers try one form after another, and a failed try formats an error
+// message that copies the whole line: alone, a try costs the length of the token only.
+// Where the token does not parse alone, `parse` runs in place for toml11's own error.
+template <typename Lexer, typename T>
+toml::result<std::pair<T, toml::detail::region>, std::string> parse_alone(
+    toml::detail::location& loc, toml::result<std::pair<T, toml::detail::region>, std::string> (
+                                     *parse)(toml::detail::location&)) {
+  const auto first = loc.iter();
+  if (const auto token = Lexer::invoke(loc)) {
+    toml::detail::location alone(loc.name(), token.unwrap().str());
+    try {
+      auto parsed = parse(alone);
+      if (parsed && alone.iter() == alone.end())
+        return toml::ok(std::make_pair(std::move(parsed.unwrap().first), token.unwrap()));
+    } catch (const toml::exception&) {
+      // Reported below, with its place in the file.
+    }
+  }
+  loc.reset(first);
+  return parse(loc);
+}
+
+// The value of a token, without looking for the comments around it.
+template <typename T>
+toml::result<TomlValue, std::string> value_of(
+    toml::result<std::pair<T, toml::detail::region>, std::string>&& parsed) {
+  if (parsed.is_err()) return toml::err(std::move(parsed.unwrap_err()));
+  return toml::ok(TomlValue(std::move(parsed.unwrap()), std::vector<std::string>{}));
+}
+
+// An integer, read again from its text: exact within 64 bits, else a float.
+toml::result<TomlValue, std::string> integer_value(
+    toml::result<std::pair<toml::integer, toml::detail::region>, std::string>&& parsed) {
+  if (parsed.is_ok()) {
+    auto& [value, reg] = parsed.unwrap();
+    if (const auto lit = read_integer_literal(reg.str())) {
+      if (!lit->fits)
+        return toml::ok(TomlValue(std::make_pair(toml::floating(lit->approx), reg),
+                                  std::vector<std::string>{}));
+      value = lit->value;
+    }
+  }
+  return value_of(std::move(parsed));
+}
+
+}  // namespace
+}  // namespace tessera
+
+// Linear-time parsing with toml11 3.x, whose parser is quadratic in the length of a
+// line: a parameter file of one array of n elements on one line took O(n^2) (40,000
+// elements 3 s, 80,000 11 s, a million half an hour). For every value it parses, toml11
+// collects the comments around it by scanning the value's whole line, even when comments
+// are discarded; and it reads a string or a key by trying one form after another, each
+// failed try formatting an error message that copies the whole line. These explicit
+// specialisations of its parse_value and parse_key_value_pair, for the value type Tessera
+// parses into (only in this file, the only one that includes toml11), are toml11's own
+// (3.7.1, MIT licence) with three changes: no comments are collected (value_of), strings
+// and keys are parsed alone (parse_alone), and integer literals are read again
+// (integer_value), so that one beyond 64 bits is neither clamped to INT64_MAX nor wrapped
+// around but becomes a float, which an integer key rejects as out of range and a real key
+// takes as written.
+static_assert(TOML11_VERSION_MAJOR == 3, "written for the parser of toml11 3.x");
+
+namespace toml::detail {
+
+template <>
+result<tessera::TomlValue, std::string> parse_value<tessera::TomlValue>(location& loc) {
+  using tessera::value_of;
+  const auto first = loc.iter();
+  if (first == loc.end()) {
+    return err(format_underline("toml::parse_value: input is empty", {{source_location(loc), ""}}));
+  }
+  const auto type = guess_value_type(loc);
+  if (!type) return err(type.unwrap_err());
+  switch (type.unwrap()) {
+    case value_t::boolean:
+      return value_of(parse_boolean(loc));
+    case value_t::integer:
+      return tessera::integer_value(parse_integer(loc));
+    case value_t::floating:
+      return value_of(parse_floating(loc));
+    case value_t::string:
+      return value_of(tessera::parse_alone<lex_string>(loc, parse_string));
+    case value_t::offset_datetime:
+      return value_of(parse_offset_datetime(loc));
+    case value_t::local_datetime:
+      return value_of(parse_local_datetime(loc));
+    case value_t::local_date:
+      return value_of(parse_local_date(loc));
+    case value_t::local_time:
+      return value_of(parse_local_time(loc));
+    case value_t::array:
+      return value_of(parse_array<tessera::TomlValue>(loc));
+    case value_t::table:
+      return value_of(parse_inline_table<tessera::TomlValue>(loc));
+    default: {
+      const auto msg = format_underline("toml::parse_value: unknown token appeared",
+                                        {{source_location(loc), "unknown"}});
+      loc.reset(first);
+      return err(msg);
+    }
+  }
+}
+
+template <>
+result<std::pair<std::pair<std::vector<key>, region>, tessera::TomlValue>, std::string>
+parse_key_value_pair<tessera::TomlValue>(location& loc) {
+  const auto first = loc.iter();
+  auto key_reg = tessera::parse_alone<lex_key>(loc, parse_key);
+  if (!key_reg) {
+    std::string msg = std::move(key_reg.unwrap_err());
+    // if the next token is keyvalue-separator, it means that there are no
+    // key. then we need to show error as "empty key is not allowed".
+    if (const auto keyval_sep = lex_keyval_sep::invoke(loc)) {
+      loc.reset(first);
+      msg = format_underline(
+          "toml::parse_key_value_pair: "
+          "empty key is not allowed.",
+          {{source_location(loc), "key expected before '='"}});
+    }
+    return err(std::move(msg));
+  }
+
+  const auto kvsp = lex_keyval_sep::invoke(loc);
+  if (!kvsp) {
+    std::string msg;
+    // if the line contains '=' after the invalid sequence, possibly the
+    // error is in the key (like, invalid character in bare key).
+    const auto line_end = std::find(loc.iter(), loc.end(), '\n');
+    if (std::find(loc.iter(), line_end, '=') != line_end) {
+      msg = format_underline(
+          "toml::parse_key_value_pair: "
+          "invalid format for key",
+          {{source_location(loc), "invalid character in key"}},
+          {"Did you forget '.' to separate dotted-key?",
+           "Allowed characters for bare key are [0-9a-zA-Z_-]."});
+    } else  // if not, the error is lack of key-value separator.
+    {
+      msg = format_underline(
+          "toml::parse_key_value_pair: "
+          "missing key-value separator `=`",
+          {{source_location(loc), "should be `=`"}});
+    }
+    loc.reset(first);
+    return err(std::move(msg));
+  }
+
+  const auto after_kvsp = loc.iter();  // err msg
+  auto val = parse_value<tessera::TomlValue>(loc);
+  if (!val) {
+    std::string msg;
+    loc.reset(after_kvsp);
+    // check there is something not a comment/whitespace after `=`
+    if (sequence<maybe<lex_ws>, maybe<lex_comment>, lex_newline>::invoke(loc)) {
+      loc.reset(after_kvsp);
+      msg = format_underline(
+          "toml::parse_key_value_pair: "
+          "missing value after key-value separator '='",
+          {{source_location(loc), "expected value, but got nothing"}});
+    } else  // there is something not a comment/whitespace, so invalid format.
+    {
+      msg = std::move(val.unwrap_err());
+    }
+    loc.reset(first);
+    return err(msg);
+  }
+  return ok(std::make_pair(std::move(key_reg.unwrap()), std::move(val.unwrap())));
+}
+
+}  // namespace toml::detail
+
+namespace tessera {
+
+namespace {
+
 std::string format_real(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v);
@@ -30,13 +261,75 @@ std::string format_real(double v) {
   return s;
 }
 
-std::string quote(const std::string& s) {
+// A TOML basic string (control characters escaped, so that it parses back).
+std::string quote(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    switch (c) {
+      case '"':
+      case '\\':
+        out += '\\';
+        out += c;
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", static_cast<unsigned>(c));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
   }
   return out + "\"";
+}
+
+// Values in error messages are shown inline and cut short: an array's first elements,
+// a string's first characters, then how long the whole is.
+constexpr std::size_t kShownElements = 8;    // of an array or table, at the top level
+constexpr std::size_t kShownNested = 3;      // of an array or table inside another
+constexpr std::size_t kShownChars = 64;      // of a string or a name
+constexpr std::size_t kShownValue = 400;     // of a value shown whole
+constexpr std::size_t kShownOverride = 120;  // of an override's text
+
+bool utf8_continuation(char c) {
+  return (static_cast<unsigned char>(c) & 0xc0) == 0x80;
+}
+
+std::size_t count_chars(std::string_view s) {
+  return static_cast<std::size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return !utf8_continuation(c); }));
+}
+
+// The first `max_chars` bytes of `s`, not ending inside a UTF-8 character.
+std::string_view head(std::string_view s, std::size_t max_chars) {
+  if (s.size() <= max_chars) return s;
+  std::size_t n = max_chars;
+  while (n > 0 && utf8_continuation(s[n])) --n;
+  return s.substr(0, n);
+}
+
+// A string value for a message: quoted, cut after `max_chars`.
+std::string quote_for_message(std::string_view s, std::size_t max_chars) {
+  if (s.size() <= max_chars) return quote(s);
+  std::string q = quote(head(s, max_chars));
+  q.insert(q.size() - 1, "...");
+  return q + " (" + std::to_string(count_chars(s)) + " characters)";
 }
 
 // Levenshtein distance, for "did you mean" hints on mistyped keys.
@@ -59,6 +352,8 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   std::string best;
   std::size_t best_d = 3;  // only close matches are worth suggesting
   for (const auto& c : candidates) {
+    // The distance is at least the difference in length (which spares long names).
+    if (std::max(word.size(), c.size()) - std::min(word.size(), c.size()) >= best_d) continue;
     const std::size_t d = edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
   }
@@ -71,13 +366,16 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
   return out;
 }
 
+std::string override_origin(const std::string& text) {
+  return "command-line override '" + shorten_for_message(text, kShownOverride) + "'";
+}
+
 // Where a value came from: "file.toml:12" or "command-line override 'a.b=c'".
 struct Origin {
   std::string text;
   static Origin of(const TomlValue& v, const std::map<std::string, std::string>& overrides,
                    const std::string& name) {
-    if (auto it = overrides.find(name); it != overrides.end())
-      return {"command-line override '" + it->second + "'"};
+    if (auto it = overrides.find(name); it != overrides.end()) return {override_origin(it->second)};
     const auto loc = v.location();
     return {loc.file_name() + ":" + std::to_string(loc.line())};
   }
@@ -95,33 +393,106 @@ double as_number(const TomlValue& v, bool* ok) {
   return 0;
 }
 
-std::string describe_toml(const TomlValue& v) {
-  std::ostringstream os;
-  os << v;
-  std::string s = os.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  return s;
+// A TOML value for an error message, inline and short whatever its size.
+std::string describe_toml(const TomlValue& v, int depth = 0) {
+  const std::size_t shown = depth == 0 ? kShownElements : kShownNested;
+  const std::size_t chars = depth == 0 ? kShownChars : kShownChars / 4;
+  switch (v.type()) {
+    case toml::value_t::boolean:
+      return v.as_boolean() ? "true" : "false";
+    case toml::value_t::integer:
+      return std::to_string(v.as_integer());
+    case toml::value_t::floating:
+      return format_real(v.as_floating());
+    case toml::value_t::string:
+      return quote_for_message(v.as_string().str, chars);
+    case toml::value_t::array: {
+      const auto& a = v.as_array();
+      if (depth >= 2) return a.empty() ? "[]" : "[...]";
+      std::string out = "[";
+      for (std::size_t i = 0; i < std::min(a.size(), shown); ++i)
+        out += (i ? ", " : "") + describe_toml(a[i], depth + 1);
+      if (a.size() > shown) out += ", ... (" + std::to_string(a.size()) + " elements)";
+      return out + "]";
+    }
+    case toml::value_t::table: {
+      const auto& t = v.as_table();
+      if (depth >= 2) return t.empty() ? "{}" : "{...}";
+      std::string out = "{";
+      std::size_t i = 0;
+      for (auto it = t.begin(); it != t.end() && i < shown; ++it, ++i)
+        out += (i ? ", " : "") + std::string(head(it->first, chars)) + " = " +
+               describe_toml(it->second, depth + 1);
+      if (t.size() > shown) out += ", ... (" + std::to_string(t.size()) + " keys)";
+      return out + "}";
+    }
+    default: {  // dates and times, short
+      std::ostringstream os;
+      os << v;
+      std::string s = os.str();
+      while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+      return s;
+    }
+  }
+}
+
+std::string describe_value(const TomlValue& v) {
+  const std::string s = describe_toml(v);
+  return s.size() <= kShownValue ? s : std::string(head(s, kShownValue)) + "...";
+}
+
+[[noreturn]] void out_of_range(const ParamSpec& spec, const std::string& where,
+                               const std::string& shown, const std::string& note = "") {
+  fail(where, spec.name() + " = " + shown + " is out of range: expected " + spec.expected() + note);
 }
 
 void check_number(const ParamSpec& spec, double x, const std::string& where,
                   const std::string& shown) {
-  const bool bad_multiple =
-      spec.multiple_of > 0 && static_cast<std::int64_t>(x) % spec.multiple_of != 0;
-  if (!std::isfinite(x) || !spec.range.contains(x) || bad_multiple)
-    fail(where, spec.name() + " = " + shown + " is out of range: expected " + spec.expected());
+  if (!std::isfinite(x) || !spec.range.contains(x)) out_of_range(spec, where, shown);
+}
+
+void check_integer(const ParamSpec& spec, std::int64_t i, const std::string& where,
+                   const std::string& shown) {
+  check_number(spec, static_cast<double>(i), where, shown);
+  if (spec.multiple_of > 0 && i % spec.multiple_of != 0) out_of_range(spec, where, shown);
+}
+
+// The value of an integer key (or of one element of it): a TOML integer. A float is the
+// wrong type, but an integral one beyond 64 bits (as toml11 gives an integer literal too
+// large for 64 bits, see read_integer_literal) is out of range.
+std::optional<std::int64_t> as_int64(const ParamSpec& spec, const TomlValue& v,
+                                     const std::string& where, const std::string& shown) {
+  if (v.is_integer()) return v.as_integer();
+  if (v.is_floating()) {
+    const double x = v.as_floating();
+    constexpr double kTwo63 = 9223372036854775808.0;
+    // -2^63 itself, as a float, stands for a literal that was rounded to it.
+    if (std::isfinite(x) && std::trunc(x) == x && (x >= kTwo63 || x <= -kTwo63))
+      out_of_range(spec, where, shown,
+                   " (integers are 64-bit: from -9223372036854775808 to 9223372036854775807)");
+  }
+  return std::nullopt;
 }
 
 ParamValue convert(const ParamSpec& spec, const TomlValue& v, const std::string& where) {
-  const std::string shown = describe_toml(v);
+  const std::string shown = describe_value(v);
   auto wrong = [&]() -> ParamValue {
-    fail(where, spec.name() + " = " + shown + " has the wrong type: expected " + spec.expected());
+    std::string hint;
+    // 1e6 or 16.0 for an integer key: say how an integer is written.
+    const bool integral_float = v.is_floating() && std::isfinite(v.as_floating()) &&
+                                std::trunc(v.as_floating()) == v.as_floating();
+    if ((spec.type == ParamType::kInt || spec.type == ParamType::kInt3) && integral_float)
+      hint = " (write integers without a decimal point or exponent)";
+    fail(where,
+         spec.name() + " = " + shown + " has the wrong type: expected " + spec.expected() + hint);
   };
   bool ok = false;
   switch (spec.type) {
     case ParamType::kInt: {
-      if (!v.is_integer()) return wrong();
-      check_number(spec, static_cast<double>(v.as_integer()), where, shown);
-      return static_cast<std::int64_t>(v.as_integer());
+      const auto i = as_int64(spec, v, where, shown);
+      if (!i) return wrong();
+      check_integer(spec, *i, where, shown);
+      return *i;
     }
     case ParamType::kReal: {
       const double x = as_number(v, &ok);
@@ -137,14 +508,16 @@ ParamValue convert(const ParamSpec& spec, const TomlValue& v, const std::string&
       std::string s = v.as_string().str;
       if (!spec.choices.empty() &&
           std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
-        fail(where, spec.name() + " = " + quote(s) + " is not allowed: expected " +
-                        spec.expected() + suggestion(s, spec.choices));
+        fail(where, spec.name() + " = " + quote_for_message(s, kShownChars) +
+                        " is not allowed: expected " + spec.expected() +
+                        suggestion(s, spec.choices));
       return s;
     }
     case ParamType::kRealList: {
       std::vector<double> list;
       if (v.is_array()) {
         if (v.as_array().empty()) return wrong();
+        list.reserve(v.as_array().size());
         for (const auto& e : v.as_array()) {
           list.push_back(as_number(e, &ok));
           if (!ok) return wrong();
@@ -164,9 +537,10 @@ ParamValue convert(const ParamSpec& spec, const TomlValue& v, const std::string&
       for (int i = 0; i < 3; ++i) {
         const auto& e = v.as_array()[i];
         if (spec.type == ParamType::kInt3) {
-          if (!e.is_integer()) return wrong();
-          ia[i] = e.as_integer();
-          check_number(spec, static_cast<double>(ia[i]), where, shown);
+          const auto n = as_int64(spec, e, where, shown);
+          if (!n) return wrong();
+          ia[i] = *n;
+          check_integer(spec, ia[i], where, shown);
         } else {
           ra[i] = as_number(e, &ok);
           if (!ok) return wrong();
@@ -221,10 +595,11 @@ Params validate(TomlValue& root, const std::map<std::string, std::string>& overr
     const bool known =
         std::find(schema.sections.begin(), schema.sections.end(), name) != schema.sections.end();
     const std::string where = Origin::of(value, overrides, name).text;
+    const std::string shown = shorten_for_message(name, kShownChars);
     if (!known)
-      fail(where, "unknown section [" + name + "]" + suggestion(name, schema.sections) +
+      fail(where, "unknown section [" + shown + "]" + suggestion(name, schema.sections) +
                       "; sections are: " + join(schema.sections));
-    if (!value.is_table()) fail(where, "'" + name + "' must be a section ([" + name + "])");
+    if (!value.is_table()) fail(where, "'" + shown + "' must be a section ([" + shown + "])");
   }
   // The problem's own keys depend on problem.name, so resolve that first.
   std::vector<ParamSpec> specs = schema.specs;
@@ -249,7 +624,8 @@ Params validate(TomlValue& root, const std::map<std::string, std::string>& overr
       const std::string where = Origin::of(value, overrides, name).text;
       if (!find_spec(specs, section, key)) {
         const auto known = keys_of(specs, section);
-        fail(where, "unknown key '" + name + "'" + suggestion(key, known) + "; [" + section +
+        fail(where, "unknown key '" + shorten_for_message(name, kShownChars) + "'" +
+                        suggestion(key, known) + "; [" + section +
                         "] accepts: " + (known.empty() ? std::string("no keys") : join(known)));
       }
     }
@@ -278,7 +654,7 @@ Params load_impl(TomlValue root, const std::string& source,
     const auto dot = lhs.find('.');
     if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == lhs.size() ||
         lhs.find('.', dot + 1) != std::string::npos)
-      fail("command-line override '" + text + "'", "expected the form section.key=value");
+      fail(override_origin(text), "expected the form section.key=value");
     const std::string section = lhs.substr(0, dot);
     const std::string key = lhs.substr(dot + 1);
     const std::string name = section + "." + key;
@@ -309,7 +685,8 @@ Params load_impl(TomlValue root, const std::string& source,
     auto& top = root.as_table();
     if (!top.count(section)) top[section] = TomlValue::table_type{};
     if (!top[section].is_table())
-      fail("command-line override '" + text + "'", "'" + section + "' is not a section");
+      fail(override_origin(text),
+           "'" + shorten_for_message(section, kShownChars) + "' is not a section");
     top[section].as_table()[key] = parse_override_value(text.substr(eq + 1), want_string);
   }
   return validate(root, origin, source, schema);
@@ -452,12 +829,86 @@ std::string Params::to_toml() const {
 
 Params load_params(const std::string& file, const std::vector<std::string>& overrides,
                    const ParamSchema& schema) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec))
+    throw Error(ErrorKind::kInput, file + ": is a directory, not a parameter file");
+  errno = 0;
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(ErrorKind::kInput, file + ": cannot open the parameter file");
+  if (!in)
+    throw Error(ErrorKind::kInput, file + ": cannot open the parameter file" +
+                                       (errno ? std::string(": ") + std::strerror(errno) : ""));
   std::ostringstream text;
   text << in.rdbuf();
+  if (in.bad())
+    throw Error(ErrorKind::kInput, file + ": cannot read the parameter file" +
+                                       (errno ? std::string(": ") + std::strerror(errno) : ""));
   return load_params_from_string(text.str(), file, overrides, schema);
 }
+
+std::string shorten_for_message(std::string_view text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return std::string(text);
+  return std::string(head(text, max_chars)) + "... (" + std::to_string(count_chars(text)) +
+         " characters)";
+}
+
+namespace {
+
+// toml11's syntax errors quote lines of the file, each above a line that marks the place
+// ("   |      ^--- here" or "~~~~"); one line of megabytes (a long array) would make a
+// message of megabytes. Shows each quoted line only around its mark, and cuts every
+// other line of the message. `line` receives the number of the last line quoted (where
+// the error is; toml11's own location of the error is line 1 for some errors).
+std::string shorten_toml_error(const std::string& what, std::string* line_number = nullptr) {
+  constexpr std::size_t kBefore = 40, kWidth = 100, kMaxLine = 200, kMaxMessage = 1500;
+  std::vector<std::string> lines;
+  for (std::size_t pos = 0; pos <= what.size();) {
+    const std::size_t end = std::min(what.find('\n', pos), what.size());
+    lines.push_back(what.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    // " 8 | text" followed by "   |    ^--- comment": the same " | " column in both.
+    const std::size_t bar = line.find(" | ");
+    const bool quoted = bar != std::string::npos && bar > 0 && i + 1 < lines.size() &&
+                        line.find_first_not_of(" 0123456789") == bar + 1 &&
+                        lines[i + 1].compare(0, bar + 3, std::string(bar, ' ') + " | ") == 0;
+    if (quoted && line_number)
+      *line_number = line.substr(0, bar).substr(line.find_first_not_of(' '));
+    if (!quoted || line.size() <= kMaxLine) {
+      out += shorten_for_message(line, kMaxLine) + "\n";
+      continue;
+    }
+    const std::string_view text = std::string_view(line).substr(bar + 3);
+    const std::string_view mark_line = std::string_view(lines[i + 1]).substr(bar + 3);
+    const std::size_t col = std::min(mark_line.find_first_not_of(' '), mark_line.size());
+    std::string_view mark = mark_line.substr(col);
+    std::size_t from = col > kBefore ? col - kBefore : 0;
+    while (from > 0 && from < text.size() && utf8_continuation(text[from])) --from;
+    std::size_t to = std::min(text.size(), from + kWidth);
+    while (to < text.size() && utf8_continuation(text[to])) ++to;
+    std::string shown = (from > 0 ? "..." : "") + std::string(text.substr(from, to - from)) +
+                        (to < text.size() ? "..." : "");
+    // An underline (~~~) ends with the excerpt; the comment after the mark stays.
+    const std::size_t underline = std::min(mark.find_first_not_of('~'), mark.size());
+    std::string mark_shown(mark);
+    if (underline > 0) {
+      const std::size_t keep =
+          std::max<std::size_t>(1, std::min(underline, to > col ? to - col : 1));
+      mark_shown = std::string(keep, '~') + std::string(mark.substr(underline));
+    }
+    out += line.substr(0, bar + 3) + shown + "\n" + lines[i + 1].substr(0, bar + 3) +
+           std::string((from > 0 ? 3 : 0) + col - from, ' ') +
+           shorten_for_message(mark_shown, kMaxLine) + "\n";
+    ++i;
+  }
+  if (!out.empty()) out.pop_back();
+  return out.size() <= kMaxMessage ? out : std::string(head(out, kMaxMessage)) + "\n...";
+}
+
+}  // namespace
 
 Params load_params_from_string(const std::string& text, const std::string& source_name,
                                const std::vector<std::string>& overrides,
@@ -467,9 +918,12 @@ Params load_params_from_string(const std::string& text, const std::string& sourc
     std::istringstream is(text);
     root = toml::parse<toml::discard_comments, std::map, std::vector>(is, source_name);
   } catch (const toml::syntax_error& e) {
-    throw Error(ErrorKind::kInput, source_name + ": TOML syntax error:\n" + e.what());
+    std::string line;
+    const std::string message = shorten_toml_error(e.what(), &line);
+    throw Error(ErrorKind::kInput, source_name + (line.empty() ? "" : ":" + line) +
+                                       ": TOML syntax error:\n" + message);
   } catch (const std::exception& e) {
-    throw Error(ErrorKind::kInput, source_name + ": cannot parse: " + e.what());
+    throw Error(ErrorKind::kInput, source_name + ": cannot parse: " + shorten_toml_error(e.what()));
   }
   return load_impl(std::move(root), source_name, overrides, schema);
 }

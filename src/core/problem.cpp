@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/params.hpp"
 
 namespace tessera {
 
@@ -26,7 +27,8 @@ const ProblemInfo& find_problem(const std::string& name) {
   if (it != registry().end()) return it->second;
   std::string known;
   for (const auto& [n, info] : registry()) known += (known.empty() ? "" : ", ") + n;
-  throw Error(ErrorKind::kInput, "unknown problem '" + name + "'; known problems: " + known);
+  throw Error(ErrorKind::kInput,
+              "unknown problem '" + shorten_for_message(name) + "'; known problems: " + known);
 }
 
 std::unique_ptr<Problem> create_problem(const Params& params) {

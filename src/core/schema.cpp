@@ -212,7 +212,7 @@ Params load_run_params(const std::string& file, const std::vector<std::string>& 
   Params p = load_params(file, overrides, parameter_schema());
   const std::string& wall = p.string("run.wall_time");
   if (!parse_wall_time(wall))
-    throw Error(ErrorKind::kInput, file + ": run.wall_time = \"" + wall +
+    throw Error(ErrorKind::kInput, file + ": run.wall_time = \"" + shorten_for_message(wall) +
                                        "\": expected hh:mm:ss (e.g. \"23:30:00\"), more than "
                                        "zero, or \"\" for no limit");
   return p;

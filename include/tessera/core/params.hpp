@@ -96,4 +96,8 @@ Params load_params_from_string(const std::string& text, const std::string& sourc
 
 std::string format_param_value(const ParamValue& v);
 
+// Text (a name, a string value, an override) for an error message: itself when short,
+// else its first `max_chars` characters followed by "... (N characters)".
+std::string shorten_for_message(std::string_view text, std::size_t max_chars = 64);
+
 }  // namespace tessera
