@@ -2,8 +2,10 @@
 // 2010 §4.1): rho = rho0 (1 + A sin(k.x - w t)), v = c A sin(.) k/|k|, p = p0 + c^2 rho0 A sin(.)
 // with k = 2 pi (1/Lx, 1/Ly, 1/Lz), periodic in the box. After one period the exact
 // solution is the initial state, so the L1 error measures the scheme's error alone.
+#include <algorithm>
 #include <cmath>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/problem.hpp"
 
 namespace tessera::problems {
@@ -62,6 +64,65 @@ class AcousticWave final : public Problem {
   double kmag_ = 0, c_ = 0;
 };
 
+// What makes the sound wave meaningless (see ProblemInfo::validate).
+void validate_acoustic_wave(const Params& p, const mesh::Geometry& g) {
+  // The wavelengths are the box lengths: only a periodic box holds the wave (any other
+  // boundary reflects or distorts it, and the exact solution ignores that).
+  require_periodic(p, g,
+                   "the wave's wavelengths along x, y and z are the box lengths and its exact "
+                   "solution is periodic in the box");
+  const double rho0 = p.real("problem.rho0"), p0 = p.real("problem.p0");
+  const double amp = p.real("problem.amplitude"), gamma = p.real("hydro.gamma");
+  const std::string keys =
+      "problem.rho0 = " + format_number(rho0) + ", problem.p0 = " + format_number(p0) +
+      ", problem.amplitude = " + format_number(amp) + ", hydro.gamma = " + format_number(gamma);
+  // The extremes of the wave: rho0 (1 -+ A), p0 (1 -+ gamma A) (c^2 rho0 = gamma p0), and
+  // |v| = c A; below zero the "linear" wave has a negative pressure.
+  require_density_above_floor(
+      p, rho0 * (1 - amp),
+      "the density minimum rho0 (1 - A) = " + format_number(rho0 * (1 - amp)) + " (" + keys + ")");
+  require_pressure_above_floor(p, p0 * (1 - gamma * amp),
+                               "the pressure minimum p0 (1 - gamma A) = " +
+                                   format_number(p0 * (1 - gamma * amp)) + " (" + keys + ")");
+  // An amplitude within round-off of the background leaves no wave at all.
+  if (Real(rho0 * (1 + amp)) == Real(rho0) || Real(p0 * (1 + gamma * amp)) == Real(p0))
+    throw Error(ErrorKind::kInput,
+                "problem.amplitude = " + format_number(amp) +
+                    " is below the round-off of the background state (" + keys +
+                    "): the crest's density or pressure equals the background's in " +
+                    (sizeof(Real) == sizeof(float) ? "single" : "double") + " precision");
+  const double c = std::sqrt(gamma * p0 / rho0);
+  for (const double s : {-amp, amp})
+    require_representable_state(
+        p, rho0 * (1 + s), {c * s, 0, 0}, p0 * (1 + gamma * s),
+        "the wave's " + std::string(s > 0 ? "crest" : "trough") + " (" + keys + ")");
+  // The static refined region: given when refine_hi differs from refine_lo (both default to
+  // 0, no region). refine() tests cell centres and refinement starts on the root grid, so a
+  // region holding no root cell centre refines nothing.
+  const auto lo = p.real3("problem.refine_lo"), hi = p.real3("problem.refine_hi");
+  if (lo == hi) return;
+  const std::string region = "the refined region problem.refine_lo = " + format_point(lo) +
+                             ", problem.refine_hi = " + format_point(hi);
+  for (int d = 0; d < 3; ++d)
+    if (!(hi[d] > lo[d]))
+      throw Error(ErrorKind::kInput, region + " is empty along " + "xyz"[d] +
+                                         ": refine_hi must exceed refine_lo along every axis");
+  bool holds_centre = true;
+  for (int d = 0; d < 3; ++d) {
+    // The first root cell centre at or above lo[d], if any lies in the domain.
+    const double i = std::max(0.0, std::ceil((lo[d] - g.xmin[d]) / g.dx0 - 0.5));
+    const double centre = g.xmin[d] + (i + 0.5) * g.dx0;
+    holds_centre = holds_centre && i < g.root_cells[d] && centre <= hi[d];
+  }
+  const int max_level = static_cast<int>(p.integer("amr.max_level"));
+  if (!holds_centre && max_level > 0)
+    throw Error(ErrorKind::kInput,
+                region + " holds no root cell centre (root cell width " + format_number(g.dx0) +
+                    ", domain " + domain_extent(g) +
+                    "): nothing would be refined; enlarge it or move it into the domain");
+  if (max_level == 0) problem_warning(p, region + " has no effect with amr.max_level = 0");
+}
+
 std::vector<ParamSpec> acoustic_params() {
   const Range positive{0, std::numeric_limits<double>::infinity(), true, false};
   return {
@@ -106,6 +167,7 @@ const ProblemRegistrar kRegistrar{{
     "Small-amplitude sound wave along the box diagonal (periodic); exact linear solution",
     acoustic_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<AcousticWave>(p); },
+    validate_acoustic_wave,
 }};
 
 }  // namespace

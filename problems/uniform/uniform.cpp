@@ -1,5 +1,6 @@
 // A uniform state moving at constant velocity: the exact solution is the initial state.
 // Used for tests of boundaries and conservation, and for benchmarks.
+#include "tessera/core/error.hpp"
 #include "tessera/core/problem.hpp"
 
 namespace tessera::problems {
@@ -22,6 +23,30 @@ class Uniform final : public Problem {
   kernels::Cons state_;
 };
 
+// What makes the uniform flow meaningless (see ProblemInfo::validate).
+void validate_uniform(const Params& p, const mesh::Geometry& g) {
+  const double rho = p.real("problem.rho"), pressure = p.real("problem.pressure");
+  const auto v = p.real3("problem.velocity");
+  const std::string rho_text = "problem.rho = " + format_number(rho);
+  const std::string p_text = "problem.pressure = " + format_number(pressure);
+  const std::string v_text = "problem.velocity = " + format_point(v);
+  require_density_above_floor(p, rho, rho_text);
+  require_pressure_above_floor(p, pressure, p_text);
+  require_representable_state(p, rho, v, pressure, rho_text + ", " + v_text + ", " + p_text);
+  // A wall across the flow stops it: the flow is then not uniform, which the problem (and
+  // its exact solution, the initial state) claims. Periodic and outflow faces keep it.
+  for (int d = 0; d < 3; ++d)
+    for (int side = 0; side < 2; ++side) {
+      const std::string key = std::string("mesh.bc_") + "xyz"[d] + (side ? "hi" : "lo");
+      if (v[d] != 0 && g.boundary[d][side] == mesh::Boundary::kReflecting)
+        throw Error(ErrorKind::kInput,
+                    v_text + " crosses the reflecting boundary " + key + " (velocity " +
+                        format_number(v[d]) + " along " + "xyz"[d] +
+                        "): the wall stops the flow, which then is not uniform; set that "
+                        "component to 0 or the boundary to \"outflow\" or \"periodic\"");
+    }
+}
+
 std::vector<ParamSpec> uniform_params() {
   const Range positive{0, std::numeric_limits<double>::infinity(), true, false};
   return {
@@ -43,6 +68,7 @@ const ProblemRegistrar kRegistrar{{
     "Uniform state at constant velocity (tests and benchmarks)",
     uniform_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Uniform>(p); },
+    validate_uniform,
 }};
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/core/params.hpp"
 
 namespace tessera {
@@ -34,7 +35,10 @@ const ProblemInfo& find_problem(const std::string& name) {
 std::unique_ptr<Problem> create_problem(const Params& params) {
   const std::string& name = params.string("problem.name");
   const ProblemInfo& info = find_problem(name);
+  // Outside the try: a geometry error is not the problem's.
+  const mesh::Geometry geometry = mesh::geometry_from_params(params);
   try {
+    if (info.validate) info.validate(params, geometry);
     return info.create(params);
   } catch (const Error& e) {
     throw Error(e.kind(), "[problem] " + name + ": " + e.what());
@@ -45,6 +49,142 @@ std::vector<const ProblemInfo*> all_problems() {
   std::vector<const ProblemInfo*> out;
   for (const auto& [n, info] : registry()) out.push_back(&info);
   return out;
+}
+
+void problem_warning(const Params& params, const std::string& text) {
+  log_line("warning: [problem] %s: %s", params.string("problem.name").c_str(), text.c_str());
+}
+
+std::string format_number(double x) {
+  return format_param_value(ParamValue(x));
+}
+
+std::string format_point(const std::array<double, 3>& x) {
+  std::string out = "[";
+  for (int d = 0; d < 3; ++d) out += (d ? ", " : "") + format_number(x[d]);
+  return out + "]";
+}
+
+std::string domain_extent(const mesh::Geometry& g) {
+  std::string out;
+  for (int d = 0; d < 3; ++d)
+    out += (d ? " x [" : "[") + format_number(g.xmin[d]) + ", " + format_number(g.xmax[d]) + "]";
+  return out;
+}
+
+void require_in_domain(const mesh::Geometry& g, const std::array<double, 3>& x,
+                       const std::string& what) {
+  for (int d = 0; d < 3; ++d)
+    if (!(x[d] >= g.xmin[d] && x[d] <= g.xmax[d]))
+      throw Error(ErrorKind::kInput, what + " lies outside the domain " + domain_extent(g) +
+                                         " (along " + "xyz"[d] +
+                                         "); move it inside or change mesh.xmin/mesh.xmax");
+}
+
+void require_periodic(const Params& params, const mesh::Geometry& g, const std::string& why) {
+  std::string bad;
+  for (int d = 0; d < 3; ++d) {
+    if (g.periodic(d)) continue;
+    for (const char* side : {"lo", "hi"}) {
+      const std::string key = std::string("mesh.bc_") + "xyz"[d] + side;
+      bad += (bad.empty() ? "" : ", ") + key + " = \"" + params.string(key) + "\"";
+    }
+  }
+  if (!bad.empty())
+    throw Error(ErrorKind::kInput, "every boundary must be periodic (" + why + "), but " + bad +
+                                       "; set them to \"periodic\"");
+}
+
+void require_density_above_floor(const Params& params, double rho, const std::string& what) {
+  const double floor = params.real("hydro.density_floor");
+  if (!(rho >= floor))
+    throw Error(ErrorKind::kInput,
+                what + " is below hydro.density_floor = " + format_number(floor) +
+                    ": the floor would replace the initial density; raise the density or "
+                    "lower the floor");
+}
+
+void require_pressure_above_floor(const Params& params, double p, const std::string& what) {
+  const double floor = params.real("hydro.pressure_floor");
+  if (!(p >= floor))
+    throw Error(ErrorKind::kInput,
+                what + " is below hydro.pressure_floor = " + format_number(floor) +
+                    ": the floor would replace the initial pressure; raise the pressure or "
+                    "lower the floor");
+}
+
+void require_representable_state(const Params& params, double rho, const std::array<double, 3>& v,
+                                 double p, const std::string& what) {
+  const double gamma = params.real("hydro.gamma");
+  const char* precision = sizeof(Real) == sizeof(float) ? "single" : "double";
+  const kernels::Prim w{Real(rho), {Real(v[0]), Real(v[1]), Real(v[2])}, Real(p)};
+  const kernels::Cons u = kernels::prim_to_cons(w, Real(gamma));
+  const double internal = p / (gamma - 1);
+  const double kinetic = 0.5 * rho * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (!kernels::is_finite(u) || !std::isfinite(internal + kinetic))
+    throw Error(
+        ErrorKind::kInput,
+        strprintf("%s with hydro.gamma = %s: the conserved state (density %s, energy "
+                  "p / (gamma - 1) + rho v^2 / 2 = %s + %s) is not finite in %s "
+                  "precision",
+                  what.c_str(), format_number(gamma).c_str(), format_number(rho).c_str(),
+                  format_number(internal).c_str(), format_number(kinetic).c_str(), precision));
+  // The pressure as the solver will see it.
+  const double recovered = (Real(gamma) - Real(1)) * (u.engy - kernels::kinetic_energy(u));
+  if (!std::isfinite(recovered))
+    throw Error(
+        ErrorKind::kInput,
+        strprintf("%s: the kinetic energy (rho v)^2 / (2 rho) the solver computes from "
+                  "the conserved state (density %s, momentum %s) overflows in %s "
+                  "precision",
+                  what.c_str(), format_number(rho).c_str(),
+                  format_point({double(u.mom[0]), double(u.mom[1]), double(u.mom[2])}).c_str(),
+                  precision));
+  if (!(std::fabs(recovered - p) <= 0.01 * p))
+    throw Error(ErrorKind::kInput,
+                strprintf("%s with hydro.gamma = %s: the kinetic energy rho v^2 / 2 = %s swamps "
+                          "the internal energy p / (gamma - 1) = %s, so the pressure recovered "
+                          "from the conserved state is %s instead of %s (round-off in %s "
+                          "precision)",
+                          what.c_str(), format_number(gamma).c_str(),
+                          format_number(kinetic).c_str(), format_number(internal).c_str(),
+                          format_number(recovered).c_str(), format_number(p).c_str(), precision));
+}
+
+void check_feature_resolution(const Params& params, const mesh::Geometry& g, double size,
+                              const std::string& what, const std::string& quantity,
+                              const std::function<double(double h)>& captured) {
+  const int max_level = static_cast<int>(params.integer("amr.max_level"));
+  auto held = [&](double h) { return size < 2 * h ? captured(h) : 1.0; };
+  auto grid = [&](int level) {
+    return level == 0 ? strprintf("root grid (cell width %s)", format_number(g.dx(0)).c_str())
+                      : strprintf("finest level (amr.max_level = %d, cell width %s)", level,
+                                  format_number(g.dx(level)).c_str());
+  };
+  const double fine = held(g.dx(max_level));
+  if (!(std::fabs(fine - 1) <= 0.1))
+    throw Error(ErrorKind::kInput,
+                strprintf("%s is too small for the %s: the initial cell averages hold %.3g%% of "
+                          "its %s, more than 10%% off, so the run would not start from the "
+                          "setup asked for; make it larger or the cells smaller (mesh.nx, "
+                          "amr.max_level)",
+                          what.c_str(), grid(max_level).c_str(), 100 * fine, quantity.c_str()));
+  const double root = max_level > 0 ? held(g.dx(0)) : fine;
+  if (!(root >= 0.01))
+    throw Error(ErrorKind::kInput,
+                strprintf("%s is too small for the %s, from which refinement starts: the "
+                          "initial cell averages hold %.3g%% of its %s, nothing for the "
+                          "refinement criteria to find; make it larger or the root cells "
+                          "smaller (mesh.nx)",
+                          what.c_str(), grid(0).c_str(), 100 * root, quantity.c_str()));
+  if (std::fabs(root - 1) > 0.1)
+    problem_warning(params, strprintf("%s: the %s holds %.3g%% of its %s; the setup is right "
+                                      "only where the refinement covers it",
+                                      what.c_str(), grid(0).c_str(), 100 * root, quantity.c_str()));
+  else if (size < g.dx(0))
+    problem_warning(params, strprintf("%s is smaller than a cell of the %s: only the few cells "
+                                      "it touches represent it",
+                                      what.c_str(), grid(0).c_str()));
 }
 
 kernels::Cons gauss_cell_average(const CellBox& cell,

@@ -11,6 +11,7 @@
 
 #include "kernels/hydro_state.hpp"
 #include "tessera/core/params.hpp"
+#include "tessera/mesh/geometry.hpp"
 
 namespace tessera {
 
@@ -54,12 +55,22 @@ struct ProblemInfo {
   std::string description;                         // one line, for `tessera problems`
   std::function<std::vector<ParamSpec>()> params;  // the [problem] keys
   std::function<std::unique_ptr<Problem>(const Params&)> create;  // validated params
+  // What the schema cannot see: settings that are each in range but together make the
+  // problem meaningless (an interface outside the domain, periodic boundaries across a
+  // shock tube, a state below the floors or one that overflows, a feature no level of the
+  // mesh resolves, ...). Throws tessera::Error(kInput) whose message names the keys, their
+  // values and the reason; settings that are legitimate but poorly resolved get a warning
+  // (problem_warning) instead. Called by create_problem, before `create`, with parameters
+  // the schema has validated and the domain they describe. Empty: nothing to check.
+  std::function<void(const Params&, const mesh::Geometry&)> validate;
 };
 
 void register_problem(ProblemInfo info);
 // Throws tessera::Error(kInput) listing the known problems for an unknown name.
 const ProblemInfo& find_problem(const std::string& name);
-// Creates the problem `problem.name` selects; errors are prefixed with the problem name.
+// Creates the problem `problem.name` selects, after its validate hook accepted the
+// parameters (used by `tessera check`, `tessera run` and `tessera analytic` alike); errors
+// are prefixed with the problem name.
 std::unique_ptr<Problem> create_problem(const Params& params);
 std::vector<const ProblemInfo*> all_problems();  // sorted by name
 
@@ -67,6 +78,45 @@ std::vector<const ProblemInfo*> all_problems();  // sorted by name
 struct ProblemRegistrar {
   explicit ProblemRegistrar(ProblemInfo info) { register_problem(std::move(info)); }
 };
+
+// Helpers of the validate hooks. Each check throws tessera::Error(kInput); `what` names the
+// keys and values the checked quantity comes from (e.g. "problem.rho_r = 0.125").
+
+// Logs "warning: [problem] <name>: <text>".
+void problem_warning(const Params& params, const std::string& text);
+// A number as the parameter files write it (shortest round-trip form).
+std::string format_number(double x);
+// "[x, y, z]", each as format_number writes it.
+std::string format_point(const std::array<double, 3>& x);
+// "[xmin, xmax] x [ymin, ymax] x [zmin, zmax]".
+std::string domain_extent(const mesh::Geometry& g);
+// The point lies in the closed domain [mesh.xmin, mesh.xmax]; the message gives the extent.
+void require_in_domain(const mesh::Geometry& g, const std::array<double, 3>& x,
+                       const std::string& what);
+// Every boundary is periodic (the problem's solution is periodic in the box).
+void require_periodic(const Params& params, const mesh::Geometry& g, const std::string& why);
+// A density (pressure) the problem sets is at least hydro.density_floor
+// (hydro.pressure_floor): below it the floors would replace the initial state at once.
+void require_density_above_floor(const Params& params, double rho, const std::string& what);
+void require_pressure_above_floor(const Params& params, double p, const std::string& what);
+// The conserved form of the primitive state (rho, v, p), in the precision of the build, is
+// finite, and the pressure the solver recovers from it, (gamma - 1) (E - rho v^2 / 2), is p
+// to 1%: a kinetic energy that swamps the internal energy leaves a pressure made of
+// round-off.
+void require_representable_state(const Params& params, double rho, const std::array<double, 3>& v,
+                                 double p, const std::string& what);
+// A localized feature of size `size` (a blast's injection sphere, a blob), described by
+// `what`. `captured(h)` is the fraction of the feature's integral (its `quantity`: energy,
+// excess mass) that the initial cell averages of a grid of cell width h hold, which sub-cell
+// features get wrong; it is called only for h > size / 2 (larger features are held to far
+// better than 1%), so it may sum over the few cells the feature touches. Rejects the
+// feature when the finest level (amr.max_level) still gets its integral more than 10% wrong,
+// or when the root grid, from which refinement starts, holds less than 1% of it (nothing
+// there for the refinement criteria to find); warns when it is smaller than a root cell or,
+// with refinement, the root grid alone gets it more than 10% wrong.
+void check_feature_resolution(const Params& params, const mesh::Geometry& g, double size,
+                              const std::string& what, const std::string& quantity,
+                              const std::function<double(double h)>& captured);
 
 // Average of a point function over a cell with 3-point Gauss-Legendre quadrature per
 // dimension: exact for polynomials of degree 5, so smooth initial data are cell averages
