@@ -81,8 +81,7 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   std::string source;
   const double available = evolve::host_memory_available(params, 0, &source);
   std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n%s", file.c_str(),
-              geometry.root_cell_count(),
-              evolve::memory_summary(memory, available, source).c_str(),
+              geometry.root_cell_count(), evolve::memory_summary(memory, available, source).c_str(),
               params.to_toml().c_str());
   return 0;
 }

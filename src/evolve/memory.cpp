@@ -85,7 +85,8 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda) {
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
   const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost)) * real;
   const double group = in + (kGroupOutReals + kGroupFluxReals) * real;
-  const double scratch = 4.0 * kernels::kNumHydroVars * kernels::box_cells(kernels::kMaxGhost) * real;
+  const double scratch =
+      4.0 * kernels::kNumHydroVars * kernels::box_cells(kernels::kMaxGhost) * real;
   if (cuda) {
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
     // (about 132 on the largest GPUs); device buffers per group: the box, primitives,
@@ -129,9 +130,9 @@ double host_memory_available(const Params& params, double in_use, std::string* s
 
 std::string memory_summary(const MemoryEstimate& e, double host_available,
                            const std::string& host_source) {
-  std::string s = strprintf("memory: root level %s (%lld patches), buffers %s for %d threads",
-                            gb(e.root_bytes).c_str(), e.root_patches, gb(e.buffer_bytes).c_str(),
-                            e.threads);
+  std::string s =
+      strprintf("memory: root level %s (%lld patches), buffers %s for %d threads",
+                gb(e.root_bytes).c_str(), e.root_patches, gb(e.buffer_bytes).c_str(), e.threads);
   if (!e.level_bound_bytes.empty()) {
     s += "; refined levels at most";
     for (std::size_t l = 0; l < e.level_bound_bytes.size(); ++l)
@@ -157,15 +158,15 @@ void check_initial_memory(const Params& params, const MemoryEstimate& e) {
                           "is available (%s): use a coarser mesh.nx, fewer run.threads, or a "
                           "machine (or job request) with more memory",
                           gb(need).c_str(), gb(e.root_bytes).c_str(), e.root_patches,
-                          e.root_patches * mesh::kPatchCells, gb(e.buffer_bytes).c_str(),
-                          e.threads, gb(std::max(available, 0.0)).c_str(), source.c_str()));
+                          e.root_patches * mesh::kPatchCells, gb(e.buffer_bytes).c_str(), e.threads,
+                          gb(std::max(available, 0.0)).c_str(), source.c_str()));
   if (e.device_bytes > 0)
     if (const auto dev = device_memory(); dev && e.device_bytes > dev->first)
-      throw Error(ErrorKind::kResources,
-                  strprintf("the CUDA backend needs about %s of GPU memory for its buffers "
-                            "and the GPU has %s free (of %s): lower gpu.groups_per_batch",
-                            gb(e.device_bytes).c_str(), gb(dev->first).c_str(),
-                            gb(dev->second).c_str()));
+      throw Error(
+          ErrorKind::kResources,
+          strprintf("the CUDA backend needs about %s of GPU memory for its buffers "
+                    "and the GPU has %s free (of %s): lower gpu.groups_per_batch",
+                    gb(e.device_bytes).c_str(), gb(dev->first).c_str(), gb(dev->second).c_str()));
 }
 
 void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_t old_patches,

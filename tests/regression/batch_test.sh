@@ -8,11 +8,19 @@
 #   4. SIGINT once: exit 11 with a checkpoint; twice: exit 130 at once.
 #   5. Damaged checkpoints through the command line: exit 3 (corrupt), 2 (incompatible).
 #   6. Numerical failure: exit 4, a diagnostic plot file, the last checkpoint untouched.
-# Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR
+#   7. Shared output directories: one run at a time (exit 2 for the second), a fresh run
+#      refuses another run's checkpoints unless --overwrite, clean-up spares other runs'.
+#   8. Random corruption: hundreds of changed bytes, each one found by verify (exit 3);
+#      the Fletcher-blind 0xFFFF overwrite of a data chunk found by verify and restart.
+#   9. Full disk (ENOSPC injected after N bytes): exit 3, never a crash, no temporaries,
+#      earlier checkpoints intact and a restart from them finishes the run bit for bit.
+#  10. Restart requests that cannot be met: t_end before the checkpoint (exit 2); SIGHUP.
+# Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR ENOSPC_LIBRARY
 set -uo pipefail
 tessera=$1
 src=$2
 work=$3
+enospc=$4
 rm -rf "$work"
 mkdir -p "$work"
 failures=0
@@ -146,11 +154,13 @@ code=$?
 # --- 6. numerical failure --------------------------------------------------------------------
 # A healthy run leaves a checkpoint; a run in the same directory whose energy flux overflows
 # at its first step must exit 4 naming the cell, write a diagnostic plot file and leave
-# that checkpoint as it was.
+# that checkpoint as it was. (Another problem's: a fresh run of the same problem would be
+# refused by the directory, section 7.)
 uniform=(run "$src/problems/uniform/uniform.toml" mesh.nx=[16,16,16] output.dir="$work/numeric")
-"$tessera" "${uniform[@]}" run.max_steps=3 output.checkpoint_interval=1 >"$work/numeric.log" 2>&1 ||
-  fail "healthy uniform run exited $?"
-good=$(ls "$work"/numeric/uniform.chk.*.h5 | tail -n 1)
+"$tessera" run "$src/problems/sod/sod.toml" output.dir="$work/numeric" output.enabled=false \
+  run.max_steps=3 output.checkpoint_interval=1 >"$work/numeric.log" 2>&1 ||
+  fail "healthy sod run exited $?"
+good=$(ls "$work"/numeric/sod.chk.*.h5 | tail -n 1)
 sum_before=$(md5sum <"$good")
 "$tessera" "${uniform[@]}" problem.pressure=1e307 problem.velocity=[1e3,0,0] \
   output.checkpoint_interval=1 >"$work/numeric_fail.log" 2>&1
@@ -165,6 +175,164 @@ h5dump -a /Time "$work/numeric/uniform.failure.00000001.athdf" >/dev/null 2>&1 |
   fail "diagnostic plot file does not open"
 [ "$(md5sum <"$good")" = "$sum_before" ] || fail "the last good checkpoint changed"
 "$tessera" verify "$good" >/dev/null 2>&1 || fail "the last good checkpoint does not verify"
+
+# --- 7. shared output directories ------------------------------------------------------------
+sod=(run "$src/problems/sod/sod.toml" run.threads=1 output.enabled=false)
+# Two runs at once: the second finds the directory locked and exits 2 at once, naming the
+# first; the first finishes with all its checkpoints.
+"$tessera" "${sod[@]}" output.dir="$work/shared" output.checkpoint_interval=5 hydro.cfl=0.5 \
+  run.max_steps=400 >"$work/shared_a.log" 2>&1 &
+pid=$!
+wait_for_line "$work/shared_a.log" "^step       1 " || fail "shared: first run did not start"
+"$tessera" "${sod[@]}" output.dir="$work/shared" output.checkpoint_interval=5 hydro.cfl=0.8 \
+  >"$work/shared_b.log" 2>&1
+code=$?
+[ $code -eq 2 ] || fail "shared: second run at the same time exited $code, expected 2"
+grep -q "is in use by another Tessera run (pid $pid" "$work/shared_b.log" ||
+  fail "shared: second run's message does not name the first run"
+wait $pid || fail "shared: first run exited $?"
+last=$(ls "$work"/shared/sod.chk.*.h5 | tail -n 1)
+"$tessera" verify "$last" >"$work/shared_verify.log" 2>&1 || fail "shared: $last does not verify"
+grep -q "hydro.cfl = 0.5\|cfl = 0.5" <(h5dump -a /Parameters "$last" 2>/dev/null) ||
+  fail "shared: the last checkpoint is not the first run's"
+# A fresh run in a directory that holds checkpoints: refused (exit 2), nothing touched.
+sums=$(md5sum "$work"/shared/sod.chk.*.h5)
+"$tessera" "${sod[@]}" output.dir="$work/shared" output.checkpoint_interval=5 run.max_steps=10 \
+  >"$work/shared_c.log" 2>&1
+code=$?
+[ $code -eq 2 ] || fail "shared: fresh run in a used directory exited $code, expected 2"
+grep -q "holds checkpoints of an earlier run" "$work/shared_c.log" ||
+  fail "shared: the refusal does not say why"
+[ "$(md5sum "$work"/shared/sod.chk.*.h5)" = "$sums" ] || fail "shared: refused run changed files"
+# --overwrite: the old checkpoints go, the new run's are there.
+"$tessera" "${sod[@]}" output.dir="$work/shared" output.checkpoint_interval=5 run.max_steps=10 \
+  --overwrite >"$work/shared_d.log" 2>&1 || fail "shared: --overwrite run exited $?"
+[ "$(ls "$work"/shared/sod.chk.*.h5 | xargs -n 1 basename | tr '\n' ' ')" = \
+  "sod.chk.00000005.h5 sod.chk.00000010.h5 " ] || fail "shared: --overwrite left $(ls "$work"/shared)"
+# Clean-up removes only the run's own family: another run's older checkpoint dropped into
+# the directory while a run writes checkpoint after checkpoint survives (checkpoint_keep=2).
+cp "$work/kill_ref/sedov.chk.00000047.h5" "$work/foreign.h5"
+"$tessera" "${sedov[@]}" output.dir="$work/family" run.max_steps=40 output.checkpoint_keep=2 \
+  >"$work/family.log" 2>&1 &
+pid=$!
+wait_for_line "$work/family.log" "wrote checkpoint" || fail "family: no checkpoint written"
+cp "$work/foreign.h5" "$work/family/sedov.chk.00000000.h5"
+wait $pid || fail "family: run exited $?"
+[ -e "$work/family/sedov.chk.00000000.h5" ] || fail "family: another run's checkpoint was removed"
+n=$(ls "$work"/family/sedov.chk.*.h5 | wc -l)
+[ "$n" -eq 3 ] || fail "family: $n checkpoints, expected 2 of the run and the foreign one"
+# A restart into that directory now finds another family's file: refused, unless --overwrite.
+"$tessera" "${sedov[@]}" output.dir="$work/family" run.max_steps=50 --restart latest \
+  >>"$work/family.log" 2>&1
+code=$?
+[ $code -eq 2 ] || fail "family: restart beside another run's checkpoint exited $code, expected 2"
+echo "shared directories: checked"
+
+# --- 8. random corruption ---------------------------------------------------------------------
+# Every changed byte of a checkpoint (anywhere: data, metadata, the digest block, free
+# space) makes verify exit 3; 300 random changes of 1 to 512 bytes.
+/usr/bin/python3 - "$tessera" "$work/kill_ref/sedov.chk.00000050.h5" "$work/corrupt" 300 <<'PY' ||
+import os, random, shutil, subprocess, sys
+tessera, source, work, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+os.makedirs(work, exist_ok=True)
+size = os.path.getsize(source)
+rng = random.Random(20261123)
+missed = []
+for n in range(count):
+    path = os.path.join(work, "c.h5")
+    shutil.copyfile(source, path)
+    offset = rng.randrange(size)
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        old = f.read(rng.choice([1, 2, 8, 64, 512]))
+        kind = rng.choice(["ff", "00", "random"])
+        new = bytes(0xFF if kind == "ff" else 0 if kind == "00" else rng.randrange(256) for _ in old)
+        if new == old:
+            new = bytes(b ^ 0x5A for b in old)
+        f.seek(offset)
+        f.write(new)
+    r = subprocess.run([tessera, "verify", path], capture_output=True, text=True)
+    if r.returncode != 3:
+        missed.append((offset, len(old), r.returncode, (r.stdout + r.stderr)[-200:]))
+for m in missed[:10]:
+    print("not caught: offset %d, %d bytes, exit %d: %s" % m)
+print("corruption: %d of %d changes caught with exit 3" % (count - len(missed), count))
+sys.exit(1 if missed else 0)
+PY
+  fail "random corruption: some changes were not found"
+# The Fletcher-32 blind spot: 0xFF 0xFF over the 0x00 0x00 low bytes of a density of 1.0.
+blob_ck=$(ls "$work"/int1/blob.chk.*.h5 | head -n 1)
+cp "$blob_ck" "$work/ffff.h5"
+/usr/bin/python3 - "$work/ffff.h5" <<'PY' || fail "0xFFFF test: could not place the change"
+import sys, h5py, numpy as np
+path = sys.argv[1]
+with h5py.File(path, "r") as f:
+    base = f.userblock_size
+    d = f["data/level_0"]
+    info = d.id.get_chunk_info(0)
+    flat = d[0:min(64, d.shape[0])].reshape(-1).view(np.uint16)
+    word = int(np.nonzero(flat == 0)[0][0])  # a 16-bit word 0x0000 in the first chunk
+with open(path, "r+b") as f:
+    f.seek(base + info.byte_offset + 2 * word)
+    f.write(b"\xff\xff")
+PY
+"$tessera" verify "$work/ffff.h5" >"$work/ffff.log" 2>&1
+code=$?
+[ $code -eq 3 ] || fail "0xFFFF over data: verify exited $code, expected 3"
+"$tessera" "${blob[@]}" output.dir="$work/ffff_restart" --restart "$work/ffff.h5" \
+  >"$work/ffff_restart.log" 2>&1
+code=$?
+[ $code -eq 3 ] || fail "0xFFFF over data: restart exited $code, expected 3"
+grep -q "does not match its digest" "$work/ffff_restart.log" ||
+  fail "0xFFFF over data: the restart's message does not name the digest"
+
+# --- 9. full disk -------------------------------------------------------------------------------
+# Writes under the output directory fail with ENOSPC once a byte budget is spent: the
+# run exits 3 with the system's reason (never 139), leaves no temporary, and what it wrote
+# before stays whole; the budget is set from an unlimited run's first files.
+full=(run "$src/problems/sod/sod.toml" run.threads=1 run.max_steps=20 output.checkpoint_interval=5
+  output.checkpoint_keep=10 output.dt=1e9)
+"$tessera" "${full[@]}" output.dir="$work/full_ref" >"$work/full_ref.log" 2>&1 ||
+  fail "full disk: reference run exited $?"
+size() { stat -c %s "$1"; }
+plot0=$(($(size "$work/full_ref/sod.00000.athdf") + $(size "$work/full_ref/sod.00000.athdf.xdmf")))
+chk=$(size "$work/full_ref/sod.chk.00000005.h5")
+for case in "plot $((plot0 / 2))" "second-checkpoint $((plot0 + chk + chk / 2))"; do
+  set -- $case
+  rm -rf "$work/full"
+  mkdir -p "$work/full"
+  LD_PRELOAD="$enospc" ENOSPC_DIR="$work/full" ENOSPC_AFTER_BYTES=$2 \
+    "$tessera" "${full[@]}" output.dir="$work/full" >"$work/full_$1.log" 2>&1
+  code=$?
+  [ $code -eq 3 ] || fail "full disk ($1): exit code $code, expected 3"
+  grep -q "No space left on device" "$work/full_$1.log" || fail "full disk ($1): no reason given"
+  ls "$work"/full/*.tmp* >/dev/null 2>&1 && fail "full disk ($1): temporaries left"
+done
+# The second case: the first checkpoint is whole, and a restart from it (the disk freed)
+# finishes like the uninterrupted run.
+[ -e "$work/full/sod.chk.00000010.h5" ] && fail "full disk: a checkpoint that cannot fit exists"
+"$tessera" verify "$work/full/sod.chk.00000005.h5" >/dev/null 2>&1 ||
+  fail "full disk: the checkpoint written before the disk filled does not verify"
+"$tessera" "${full[@]}" output.dir="$work/full" --restart latest >>"$work/full_restart.log" 2>&1 ||
+  fail "full disk: restart after freeing the disk exited $?"
+same_state "$work/full_ref/sod.chk.00000020.h5" "$work/full/sod.chk.00000020.h5" ||
+  fail "full disk: the restarted run differs from the uninterrupted one"
+echo "full disk: checked"
+
+# --- 10. restarts that cannot be met; SIGHUP ----------------------------------------------------
+"$tessera" "${full[@]}" output.dir="$work/full" --restart "$work/full/sod.chk.00000020.h5" \
+  run.t_end=0.01 >"$work/back.log" 2>&1
+code=$?
+[ $code -eq 2 ] || fail "restart with t_end before the checkpoint: exit $code, expected 2"
+grep -q "earlier than the time of checkpoint" "$work/back.log" || fail "t_end before: no reason"
+"$tessera" "${blob[@]}" output.dir="$work/hup" >"$work/hup.log" 2>&1 &
+pid=$!
+wait_for_line "$work/hup.log" "^step       3 " || fail "SIGHUP run did not reach step 3"
+kill -HUP $pid
+wait $pid
+code=$?
+[ $code -eq 11 ] || fail "SIGHUP: exit code $code, expected 11"
+ls "$work"/hup/blob.chk.*.h5 >/dev/null 2>&1 || fail "SIGHUP: no checkpoint"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); logs in $work"

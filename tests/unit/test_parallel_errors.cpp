@@ -66,16 +66,20 @@ class ThrowingProblem final : public Problem {
   bool in_refine_;
 };
 
-const ProblemRegistrar kThrowInit{{"test_throw_init", "throws in initial_state (tests)",
+const ProblemRegistrar kThrowInit{{"test_throw_init",
+                                   "throws in initial_state (tests)",
                                    [] { return std::vector<ParamSpec>{}; },
                                    [](const Params&) -> std::unique_ptr<Problem> {
                                      return std::make_unique<ThrowingProblem>(false);
-                                   }}};
-const ProblemRegistrar kThrowRefine{{"test_throw_refine", "throws in refine (tests)",
+                                   },
+                                   {}}};
+const ProblemRegistrar kThrowRefine{{"test_throw_refine",
+                                     "throws in refine (tests)",
                                      [] { return std::vector<ParamSpec>{}; },
                                      [](const Params&) -> std::unique_ptr<Problem> {
                                        return std::make_unique<ThrowingProblem>(true);
-                                     }}};
+                                     },
+                                     {}}};
 
 void expect_error_from_run(const std::string& problem, const std::string& text) {
   set_log_quiet(true);

@@ -14,12 +14,12 @@
 namespace tessera::evolve {
 
 struct MemoryEstimate {
-  double patch_bytes = 0;    // field data of one patch, both time levels (host)
+  double patch_bytes = 0;  // field data of one patch, both time levels (host)
   long long root_patches = 0;
-  double root_bytes = 0;     // the root level's field data
-  double buffer_bytes = 0;   // staging, prepare and solver scratch on the host (pinned too)
-  double device_bytes = 0;   // the CUDA backend's device buffers (0 on the CPU)
-  int threads = 0;           // OpenMP threads the run will use
+  double root_bytes = 0;    // the root level's field data
+  double buffer_bytes = 0;  // staging, prepare and solver scratch on the host (pinned too)
+  double device_bytes = 0;  // the CUDA backend's device buffers (0 on the CPU)
+  int threads = 0;          // OpenMP threads the run will use
   // Upper bound of each refined level 1..amr.max_level: every cell of the level below
   // refined (what a threshold of zero would give).
   std::vector<double> level_bound_bytes;

@@ -1,0 +1,85 @@
+// Runs that cannot fit are refused before they allocate, with the figures and exit code 6
+// (not std::bad_alloc after minutes, not the OOM killer), and thread requests beyond the
+// machine are capped with a note.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;  // stdout and stderr
+  double seconds = 0;
+};
+
+Result run(const std::string& args) {
+  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
+  Result r;
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  while (std::fgets(buf, sizeof(buf), pipe)) r.output += buf;
+  const int st = pclose(pipe);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+const std::string kSource = TESSERA_SOURCE_DIR;
+
+void expect_contains(const Result& r, const std::vector<std::string>& needles) {
+  for (const auto& n : needles)
+    EXPECT_NE(r.output.find(n), std::string::npos) << "missing '" << n << "' in:\n" << r.output;
+}
+
+// 4096^3 root cells: 5.5 TB of field data. Both check and run refuse at once, with the figure.
+TEST(Resources, RootGridLargerThanTheMachineIsRefusedBeforeAllocating) {
+  for (const char* command : {"check", "run"}) {
+    const Result r = run(std::string(command) + " " + kSource +
+                         "/problems/sod/sod.toml mesh.nx=[4096,4096,4096] mesh.xmax=[1,1,1] "
+                         "output.enabled=false output.dir=/tmp/tessera_resources_root");
+    EXPECT_EQ(r.status, 6) << command << ":\n" << r.output;
+    expect_contains(
+        r, {"needs about 5497", "GB of host memory", "134217728 patches", "use a coarser mesh.nx"});
+    EXPECT_LT(r.seconds, 20) << command;
+  }
+}
+
+TEST(Resources, MemoryLimitBelowTheRootGridIsRefused) {
+  const Result r = run("check " + kSource + "/problems/sedov/sedov.toml run.memory_limit=0.1");
+  EXPECT_EQ(r.status, 6) << r.output;
+  expect_contains(r, {"run.memory_limit = 0.1 GB"});
+  const Result ok = run("check " + kSource + "/problems/sedov/sedov.toml run.memory_limit=2");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  expect_contains(ok, {"# memory: root level", "host memory available 2.0 GB"});
+}
+
+// amr.max_level = 10 with Sedov's refinement: each level has about four times the patches
+// of the one before; under a 1 GB limit the regrid that would cross it stops the run,
+// naming the levels, instead of allocating until the machine runs out.
+TEST(Resources, RefinementBeyondTheMemoryLimitStopsTheRun) {
+  const Result r = run("run " + kSource +
+                       "/problems/sedov/sedov.toml amr.max_level=10 run.memory_limit=1 "
+                       "output.enabled=false output.dir=/tmp/tessera_resources_amr");
+  EXPECT_EQ(r.status, 6) << r.output;
+  expect_contains(r, {"refinement asks for", "more host memory, but only",
+                      "run.memory_limit = 1 GB", "lower amr.max_level (now 10)"});
+  EXPECT_LT(r.seconds, 60);
+}
+
+TEST(Resources, ThreadsBeyondTheProcessorsAreCapped) {
+  const Result r = run("run " + kSource +
+                       "/problems/sod/sod.toml run.threads=4096 run.max_steps=2 "
+                       "output.enabled=false output.dir=/tmp/tessera_resources_threads");
+  EXPECT_EQ(r.status, 0) << r.output;
+  expect_contains(r, {"run.threads = 4096 exceeds the", "processors this process may run on"});
+  EXPECT_EQ(r.output.find("for 4096 threads"), std::string::npos) << r.output;
+}
+
+}  // namespace
