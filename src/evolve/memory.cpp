@@ -154,12 +154,14 @@ void check_initial_memory(const Params& params, const MemoryEstimate& e) {
   if (need > available)
     throw Error(ErrorKind::kResources,
                 strprintf("the run needs about %s of host memory (root level %s for %lld "
-                          "patches of %lld root cells, buffers %s for %d threads), but only %s "
-                          "is available (%s): use a coarser mesh.nx, fewer run.threads, or a "
-                          "machine (or job request) with more memory",
+                          "patches of %lld root cells, buffers %s for %d threads%s), but only "
+                          "%s is available (%s): use a coarser mesh.nx, fewer run.threads%s, or "
+                          "a machine (or job request) with more memory",
                           gb(need).c_str(), gb(e.root_bytes).c_str(), e.root_patches,
                           e.root_patches * mesh::kPatchCells, gb(e.buffer_bytes).c_str(), e.threads,
-                          gb(std::max(available, 0.0)).c_str(), source.c_str()));
+                          e.device_bytes > 0 ? " and the GPU's pinned staging" : "",
+                          gb(std::max(available, 0.0)).c_str(), source.c_str(),
+                          e.device_bytes > 0 ? ", a smaller gpu.groups_per_batch" : ""));
   if (e.device_bytes > 0)
     if (const auto dev = device_memory(); dev && e.device_bytes > dev->first)
       throw Error(
