@@ -2,30 +2,20 @@
 // input, each of which must name where the mistake is and exit with the input-error
 // code (2), never 0 and never a crash.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = tessera::testing::CliResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof(buf), pipe)) r.output += buf;
-  const int st = pclose(pipe);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return tessera::testing::run_tessera(args);
 }
 
 const std::string kSod = std::string(TESSERA_SOURCE_DIR) + "/problems/sod/sod.toml";

@@ -3,30 +3,20 @@
 // input-error code (2) and a message naming the keys, their values and the reason, while
 // the shipped parameter files and valid variations of them are still accepted.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-};
+using Result = tessera::testing::CliResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  Result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof(buf), pipe)) r.output += buf;
-  const int st = pclose(pipe);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+  return tessera::testing::run_tessera(args);
 }
 
 std::string problem_file(const std::string& name) {

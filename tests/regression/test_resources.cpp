@@ -2,33 +2,20 @@
 // (not std::bad_alloc after minutes, not the OOM killer), and thread requests beyond the
 // machine are capped with a note.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string output;  // stdout and stderr
-  double seconds = 0;
-};
+using Result = tessera::testing::CliResult;
 
 Result run(const std::string& args) {
-  const std::string cmd = std::string(TESSERA_BINARY) + " " + args + " 2>&1";
-  Result r;
-  const auto t0 = std::chrono::steady_clock::now();
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  while (std::fgets(buf, sizeof(buf), pipe)) r.output += buf;
-  const int st = pclose(pipe);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  return tessera::testing::run_tessera(args);
 }
 
 const std::string kSource = TESSERA_SOURCE_DIR;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <iterator>
 #include <string>
+#include <utility>
 
 #include "kernels/hydro_state.hpp"
 #include "tessera/core/error.hpp"
@@ -100,6 +101,29 @@ class CheckpointFile : public ::testing::Test {
     H5Fclose(file);
   }
 
+  // File offset and size of the first chunk of dataset `name`.
+  std::pair<haddr_t, hsize_t> first_chunk(const char* name) const {
+    haddr_t offset = 0;
+    hsize_t size = 0;
+    edit([&](hid_t file) {
+      const hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+      ASSERT_GE(set, 0);
+      hsize_t chunk_offset[5];
+      unsigned mask = 0;
+      const hid_t space = H5Dget_space(set);
+      ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
+      H5Sclose(space);
+      H5Dclose(set);
+      // Chunk addresses are relative to the HDF5 data, which starts after the user block.
+      const hid_t fcpl = H5Fget_create_plist(file);
+      hsize_t user_block = 0;
+      H5Pget_userblock(fcpl, &user_block);
+      H5Pclose(fcpl);
+      offset += user_block;
+    });
+    return {offset, size};
+  }
+
   static void replace_string_attribute(hid_t file, const char* name, const std::string& value) {
     H5Adelete(file, name);
     const hid_t type = H5Tcopy(H5T_C_S1);
@@ -144,24 +168,7 @@ TEST_F(CheckpointFile, TruncatedFileIsAnIoError) {
 
 TEST_F(CheckpointFile, FlippedBytesInDataFailTheChecksum) {
   // Find the first chunk of level 1's data in the file and flip bytes in its middle.
-  haddr_t offset = 0;
-  hsize_t size = 0;
-  edit([&](hid_t file) {
-    const hid_t set = H5Dopen2(file, "data/level_1", H5P_DEFAULT);
-    ASSERT_GE(set, 0);
-    hsize_t chunk_offset[5];
-    unsigned mask = 0;
-    const hid_t space = H5Dget_space(set);
-    ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
-    H5Sclose(space);
-    H5Dclose(set);
-    // Chunk addresses are relative to the HDF5 data, which starts after the user block.
-    const hid_t fcpl = H5Fget_create_plist(file);
-    hsize_t user_block = 0;
-    H5Pget_userblock(fcpl, &user_block);
-    H5Pclose(fcpl);
-    offset += user_block;
-  });
+  const auto [offset, size] = first_chunk("data/level_1");
   ASSERT_GT(size, 16u);
   std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(static_cast<std::streamoff>(offset + size / 2));
@@ -178,24 +185,7 @@ TEST_F(CheckpointFile, FlippedBytesInDataFailTheChecksum) {
 // leaves both of its sums unchanged: the HDF5 filter passes the chunk and only the digest
 // finds the change (1.0 read back as 1.0000000000145 in double).
 TEST_F(CheckpointFile, FletcherBlindChangeFailsTheDigest) {
-  haddr_t offset = 0;
-  hsize_t size = 0;
-  edit([&](hid_t file) {
-    const hid_t set = H5Dopen2(file, "data/level_0", H5P_DEFAULT);
-    ASSERT_GE(set, 0);
-    hsize_t chunk_offset[5];
-    unsigned mask = 0;
-    const hid_t space = H5Dget_space(set);
-    ASSERT_GE(H5Dget_chunk_info(set, space, 0, chunk_offset, &mask, &offset, &size), 0);
-    H5Sclose(space);
-    H5Dclose(set);
-    // Chunk addresses are relative to the HDF5 data, which starts after the user block.
-    const hid_t fcpl = H5Fget_create_plist(file);
-    hsize_t user_block = 0;
-    H5Pget_userblock(fcpl, &user_block);
-    H5Pclose(fcpl);
-    offset += user_block;
-  });
+  const auto [offset, size] = first_chunk("data/level_0");
   std::fstream f(path_, std::ios::in | std::ios::out | std::ios::binary);
   f.seekg(static_cast<std::streamoff>(offset));
   char word[2];
