@@ -45,10 +45,12 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
   // in the directory is read, so that --restart latest cannot pick a file another run is
   // about to replace.
   const io::OutputDirLock lock(requested.string("output.dir"));
+  // Claimed once the run is set up (parameters, problem, memory checked): --overwrite
+  // deletes nothing for a run that cannot start.
   if (restart.empty()) {
-    evolve::claim_output_dir(requested, "", "", overwrite);
     log_parameters(file, requested);
     evolve::Simulation sim(requested);
+    evolve::claim_output_dir(requested, "", "", overwrite);
     return static_cast<int>(sim.run(control).stop);
   }
   const std::string path = evolve::resolve_checkpoint(restart, requested);
@@ -58,10 +60,10 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
     const io::CheckpointReader checkpoint(path);
     const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
     evolve::check_restart_end(params, checkpoint.header(), path);
-    evolve::claim_output_dir(params, checkpoint.header().run_id, path, overwrite);
     log_parameters(file, params);
     sim = std::make_unique<evolve::Simulation>(params);
     sim->restart(checkpoint);
+    evolve::claim_output_dir(params, checkpoint.header().run_id, path, overwrite);
   }
   return static_cast<int>(sim->run(control).stop);
 }
