@@ -1,5 +1,6 @@
-// Shapes of the data a patch-group solver consumes and produces (DESIGN.md §3): the
-// (16+2g)^3 input box per variable, the 16^3 interior, and the six outer-face fluxes.
+// Shapes of the data a patch-group solver consumes and produces (docs/architecture.md, "Mesh and
+// data layout"): the (16+2g)^3 input box per variable, the 16^3 interior, and the six outer-face
+// fluxes.
 #pragma once
 
 #include "tessera/core/real.hpp"

@@ -22,7 +22,7 @@ TESSERA_HD inline Real max_of(Real a, Real b) {
   return a > b ? a : b;
 }
 
-// Variable order of the patch data (DESIGN.md §3).
+// Variable order of the patch data (docs/architecture.md, "Mesh and data layout").
 enum HydroVar : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEngy = 4 };
 inline constexpr int kNumHydroVars = 5;
 

@@ -1,6 +1,6 @@
-// The level-advance pipeline of DESIGN.md §1: patch groups of one level go through
-// prepare (gather 16^3 + ghost zones) -> solve (executor) -> close (write back) in
-// batches. Reads the mesh's current time level, writes the other, then swaps them.
+// The level-advance pipeline (docs/architecture.md, "Data flow"): patch groups of one level go
+// through prepare (gather 16^3 + ghost zones) -> solve (executor) -> close (write back) in batches.
+// Reads the mesh's current time level, writes the other, then swaps them.
 #pragma once
 
 #include <vector>
