@@ -49,10 +49,11 @@ TEST(Resources, MemoryLimitBelowTheRootGridIsRefused) {
 
 // amr.max_level = 10 with Sedov's refinement: each level has about four times the patches
 // of the one before; under a 1 GB limit the regrid that would cross it stops the run,
-// naming the levels, instead of allocating until the machine runs out.
+// naming the levels, instead of allocating until the machine runs out. (Two threads: the
+// buffers of many threads would already exceed the limit at the start.)
 TEST(Resources, RefinementBeyondTheMemoryLimitStopsTheRun) {
   const Result r = run("run " + kSource +
-                       "/problems/sedov/sedov.toml amr.max_level=10 run.memory_limit=1 "
+                       "/problems/sedov/sedov.toml amr.max_level=10 run.memory_limit=1 run.threads=2 "
                        "output.enabled=false output.dir=/tmp/tessera_resources_amr");
   EXPECT_EQ(r.status, 6) << r.output;
   expect_contains(r, {"refinement asks for", "more host memory, but only",
