@@ -52,9 +52,10 @@ TEST(Resources, MemoryLimitBelowTheRootGridIsRefused) {
 // naming the levels, instead of allocating until the machine runs out. (Two threads: the
 // buffers of many threads would already exceed the limit at the start.)
 TEST(Resources, RefinementBeyondTheMemoryLimitStopsTheRun) {
-  const Result r = run("run " + kSource +
-                       "/problems/sedov/sedov.toml amr.max_level=10 run.memory_limit=1 run.threads=2 "
-                       "output.enabled=false output.dir=/tmp/tessera_resources_amr");
+  const Result r =
+      run("run " + kSource +
+          "/problems/sedov/sedov.toml amr.max_level=10 run.memory_limit=1 run.threads=2 "
+          "output.enabled=false output.dir=/tmp/tessera_resources_amr");
   EXPECT_EQ(r.status, 6) << r.output;
   expect_contains(r, {"refinement asks for", "more host memory, but only",
                       "run.memory_limit = 1 GB", "lower amr.max_level (now 10)"});
