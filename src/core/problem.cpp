@@ -95,22 +95,25 @@ void require_periodic(const Params& params, const mesh::Geometry& g, const std::
                                        "; set them to \"periodic\"");
 }
 
+namespace {
+// `quantity` names the floor key (hydro.<quantity>_floor) and the message.
+void require_above_floor(const Params& params, const char* quantity, double value,
+                         const std::string& what) {
+  const std::string key = std::string("hydro.") + quantity + "_floor";
+  const double floor = params.real(key);
+  if (!(value >= floor))
+    throw Error(ErrorKind::kInput, what + " is below " + key + " = " + format_number(floor) +
+                                       ": the floor would replace the initial " + quantity +
+                                       "; raise the " + quantity + " or lower the floor");
+}
+}  // namespace
+
 void require_density_above_floor(const Params& params, double rho, const std::string& what) {
-  const double floor = params.real("hydro.density_floor");
-  if (!(rho >= floor))
-    throw Error(ErrorKind::kInput,
-                what + " is below hydro.density_floor = " + format_number(floor) +
-                    ": the floor would replace the initial density; raise the density or "
-                    "lower the floor");
+  require_above_floor(params, "density", rho, what);
 }
 
 void require_pressure_above_floor(const Params& params, double p, const std::string& what) {
-  const double floor = params.real("hydro.pressure_floor");
-  if (!(p >= floor))
-    throw Error(ErrorKind::kInput,
-                what + " is below hydro.pressure_floor = " + format_number(floor) +
-                    ": the floor would replace the initial pressure; raise the pressure or "
-                    "lower the floor");
+  require_above_floor(params, "pressure", p, what);
 }
 
 void require_representable_state(const Params& params, double rho, const std::array<double, 3>& v,

@@ -14,10 +14,10 @@ namespace tessera::cuda {
 inline void check(cudaError_t status, const char* call, const char* file, int line) {
   if (status == cudaSuccess) return;
   if (status == cudaErrorMemoryAllocation)
-    throw Error(ErrorKind::kResources,
-                std::string("out of GPU (or pinned host) memory: ") + call + " failed (" +
-                    cudaGetErrorString(status) + "); lower gpu.groups_per_batch, or run " +
-                    "fewer processes on this GPU");
+    throw Error(ErrorKind::kResources, std::string("out of GPU (or pinned host) memory: ") + call +
+                                           " failed (" + cudaGetErrorString(status) +
+                                           "); lower gpu.groups_per_batch, or run " +
+                                           "fewer processes on this GPU");
   throw Error(ErrorKind::kInternal, std::string("CUDA call ") + call + " failed at " + file + ":" +
                                         std::to_string(line) + ": " + cudaGetErrorName(status) +
                                         " (" + cudaGetErrorString(status) + ")");
