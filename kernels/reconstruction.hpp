@@ -5,7 +5,7 @@
 // so positive densities and pressures reconstruct to positive face states.
 #pragma once
 
-#include "kernels/hydro_state.hpp"
+#include "kernels/state.hpp"
 
 namespace tessera::kernels {
 
@@ -40,11 +40,12 @@ struct LimiterVanLeer {
 struct ReconPcm {
   static constexpr const char* kName = "pcm";
   static constexpr int kReach = 1;  // cells read on each side of a face
-  TESSERA_HD static void face_states(const Prim& wm2, const Prim& wm1, const Prim& w0,
-                                     const Prim& wp1, Prim& left, Prim& right) {
-    (void)wm2, (void)wp1;
-    left = wm1;
-    right = w0;
+  // Face values of one variable at face i-1/2 from cells i-2 .. i+1.
+  TESSERA_HD static void face_values(Real am2, Real am1, Real a0, Real ap1, Real& left,
+                                     Real& right) {
+    (void)am2, (void)ap1;
+    left = am1;
+    right = a0;
   }
 };
 
@@ -59,17 +60,18 @@ struct ReconPlm {
   TESSERA_HD static Real right_value(Real am1, Real a0, Real ap1) {
     return a0 - Real(0.5) * Limiter::slope(a0 - am1, ap1 - a0);
   }
-  TESSERA_HD static void face_states(const Prim& wm2, const Prim& wm1, const Prim& w0,
-                                     const Prim& wp1, Prim& left, Prim& right) {
-    left.rho = left_value(wm2.rho, wm1.rho, w0.rho);
-    right.rho = right_value(wm1.rho, w0.rho, wp1.rho);
-    for (int d = 0; d < 3; ++d) {
-      left.v[d] = left_value(wm2.v[d], wm1.v[d], w0.v[d]);
-      right.v[d] = right_value(wm1.v[d], w0.v[d], wp1.v[d]);
-    }
-    left.p = left_value(wm2.p, wm1.p, w0.p);
-    right.p = right_value(wm1.p, w0.p, wp1.p);
+  TESSERA_HD static void face_values(Real am2, Real am1, Real a0, Real ap1, Real& left,
+                                     Real& right) {
+    left = left_value(am2, am1, a0);
+    right = right_value(am1, a0, ap1);
   }
 };
+
+// Left and right states of every variable of a face (reconstruction is component-wise).
+template <class Recon, int N>
+TESSERA_HD inline void face_states(const State<N>& wm2, const State<N>& wm1, const State<N>& w0,
+                                   const State<N>& wp1, State<N>& left, State<N>& right) {
+  for (int v = 0; v < N; ++v) Recon::face_values(wm2[v], wm1[v], w0[v], wp1[v], left[v], right[v]);
+}
 
 }  // namespace tessera::kernels

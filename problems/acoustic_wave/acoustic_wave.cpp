@@ -20,7 +20,8 @@ class AcousticWave final : public Problem {
         amp_(p.real("problem.amplitude")),
         gamma_(p.real("hydro.gamma")),
         refine_lo_(p.real3("problem.refine_lo")),
-        refine_hi_(p.real3("problem.refine_hi")) {
+        refine_hi_(p.real3("problem.refine_hi")),
+        model_(p) {
     const auto lo = p.real3("mesh.xmin"), hi = p.real3("mesh.xmax");
     double k2 = 0;
     for (int d = 0; d < 3; ++d) {
@@ -28,15 +29,19 @@ class AcousticWave final : public Problem {
       k2 += k_[d] * k_[d];
     }
     kmag_ = std::sqrt(k2);
-    c_ = std::sqrt(gamma_ * p0_ / rho0_);
+    // Isothermal gas: c is hydro.iso_sound_speed and the pressure follows the density.
+    c_ = model_.has_energy() ? std::sqrt(gamma_ * p0_ / rho0_)
+                             : double(model_.params().isothermal.sound_speed);
   }
 
-  kernels::Cons initial_state(const CellBox& cell) const override {
-    return gauss_cell_average(cell, [this](std::array<double, 3> x) { return state(x, 0); });
+  // Passive scalars, if any, have the uniform concentration 1, which they must keep.
+  void initial_state(const CellBox& cell, Real* u) const override {
+    gauss_cell_average(
+        cell, model_, [this](std::array<double, 3> x) { return state(x, 0); }, u);
   }
 
   std::optional<double> analytic_density(const CellBox& cell, double t) const override {
-    return gauss_cell_average(cell, [&](std::array<double, 3> x) { return state(x, t); }).dens;
+    return gauss_cell_average(cell, [&](std::array<double, 3> x) { return state(x, t).rho; });
   }
 
   // A static refined region (problem.refine_lo/hi): cells whose centre lies inside.
@@ -49,19 +54,21 @@ class AcousticWave final : public Problem {
   }
 
  private:
-  kernels::Cons state(std::array<double, 3> x, double t) const {
+  physics::FlowState state(std::array<double, 3> x, double t) const {
     const double s = amp_ * std::sin(k_[0] * x[0] + k_[1] * x[1] + k_[2] * x[2] - c_ * kmag_ * t);
-    kernels::Prim w;
-    w.rho = Real(rho0_ * (1 + s));
-    for (int d = 0; d < 3; ++d) w.v[d] = Real(c_ * s * k_[d] / kmag_);
-    w.p = Real(p0_ + c_ * c_ * rho0_ * s);
-    return kernels::prim_to_cons(w, Real(gamma_));
+    physics::FlowState f;
+    f.rho = double(Real(rho0_ * (1 + s)));
+    for (int d = 0; d < 3; ++d) f.v[d] = double(Real(c_ * s * k_[d] / kmag_));
+    f.p = double(Real(p0_ + c_ * c_ * rho0_ * s));
+    f.s.fill(1.0);
+    return f;
   }
 
   double rho0_, p0_, amp_, gamma_;
   std::array<double, 3> refine_lo_, refine_hi_;
   std::array<double, 3> k_{};
   double kmag_ = 0, c_ = 0;
+  physics::Model model_;
 };
 
 // What makes the sound wave meaningless (see ProblemInfo::validate).

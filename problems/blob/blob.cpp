@@ -17,26 +17,28 @@ class Blob final : public Problem {
         amp_(p.real("problem.amplitude")),
         width_(p.real("problem.width")),
         pressure_(p.real("problem.pressure")),
-        gamma_(p.real("hydro.gamma")),
         center_(p.real3("problem.center")),
         velocity_(p.real3("problem.velocity")),
         lo_(p.real3("mesh.xmin")),
-        hi_(p.real3("mesh.xmax")) {}
+        hi_(p.real3("mesh.xmax")),
+        model_(p) {}
 
-  kernels::Cons initial_state(const CellBox& cell) const override {
-    return gauss_cell_average(cell, [this](std::array<double, 3> x) {
-      kernels::Prim w{Real(density(x, 0)), {}, Real(pressure_)};
-      for (int d = 0; d < 3; ++d) w.v[d] = Real(velocity_[d]);
-      return kernels::prim_to_cons(w, Real(gamma_));
-    });
+  // Passive scalars, if any, are a dye of the blob: concentration (rho - rho0) / (A rho0),
+  // 1 at the centre, advected with it.
+  void initial_state(const CellBox& cell, Real* u) const override {
+    gauss_cell_average(
+        cell, model_,
+        [this](std::array<double, 3> x) {
+          physics::FlowState f;
+          f.rho = density(x, 0), f.v = velocity_, f.p = pressure_;
+          f.s.fill(amp_ > 0 ? (f.rho / rho0_ - 1) / amp_ : 0.0);
+          return f;
+        },
+        u);
   }
 
   std::optional<double> analytic_density(const CellBox& cell, double t) const override {
-    return gauss_cell_average(cell,
-                              [&](std::array<double, 3> x) {
-                                return kernels::Cons{Real(density(x, t)), {0, 0, 0}, 0};
-                              })
-        .dens;
+    return gauss_cell_average(cell, [&](std::array<double, 3> x) { return density(x, t); });
   }
 
  private:
@@ -51,8 +53,9 @@ class Blob final : public Problem {
     return rho0_ * (1 + amp_ * std::exp(-r2 / (width_ * width_)));
   }
 
-  double rho0_, amp_, width_, pressure_, gamma_;
+  double rho0_, amp_, width_, pressure_;
   std::array<double, 3> center_, velocity_, lo_, hi_;
+  physics::Model model_;
 };
 
 // What makes the advected blob meaningless (see ProblemInfo::validate).

@@ -52,16 +52,20 @@ class Sedov final : public Problem {
         p0_(p.real("problem.p0")),
         gamma_(p.real("hydro.gamma")),
         center_(p.real3("problem.center")),
-        solution_(gamma_, energy_, rho0_) {}
+        solution_(gamma_, energy_, rho0_),
+        model_(p) {}
 
-  kernels::Cons initial_state(const CellBox& cell) const override {
+  // The energy is thermal energy, so it is set on the conserved variables directly (the
+  // problem requires adiabatic gas). Passive scalars, if any, mark the ejecta: the gas of
+  // the injection sphere has concentration 1.
+  void initial_state(const CellBox& cell, Real* u) const override {
+    using P = kernels::HydroAdiabatic;
     const double f = sphere_volume_fraction(cell, center_, r0_);
     const double e_in = energy_ / (4.0 / 3.0 * M_PI * r0_ * r0_ * r0_);
-    kernels::Cons u;
-    u.dens = Real(rho0_);
-    u.mom[0] = u.mom[1] = u.mom[2] = 0;
-    u.engy = Real(p0_ / (gamma_ - 1) + f * e_in);
-    return u;
+    u[P::kDens] = Real(rho0_);
+    u[P::kMomX] = u[P::kMomY] = u[P::kMomZ] = 0;
+    u[P::kEngy] = Real(p0_ / (gamma_ - 1) + f * e_in);
+    for (int i = 0; i < model_.num_scalars(); ++i) u[model_.scalar_index(i)] = Real(rho0_ * f);
   }
 
   std::optional<double> analytic_density(const CellBox& cell, double t) const override {
@@ -76,6 +80,7 @@ class Sedov final : public Problem {
   double energy_, r0_, rho0_, p0_, gamma_;
   std::array<double, 3> center_;
   SedovSolution solution_;
+  physics::Model model_;
 };
 
 // What makes a Sedov blast meaningless (see ProblemInfo::validate).
@@ -84,6 +89,11 @@ void validate_sedov(const Params& p, const mesh::Geometry& g) {
   const double rho0 = p.real("problem.rho0"), p0 = p.real("problem.p0");
   const double gamma = p.real("hydro.gamma");
   const auto c = p.real3("problem.center");
+  if (p.string("hydro.eos") != "adiabatic")
+    throw Error(ErrorKind::kInput,
+                "hydro.eos = \"" + p.string("hydro.eos") +
+                    "\": the Sedov blast is driven by thermal energy, which only adiabatic gas "
+                    "has (use hydro.eos = \"adiabatic\")");
   const std::string sphere = "the injection sphere (problem.center = " + format_point(c) +
                              ", problem.radius = " + format_number(r0) + ")";
   require_in_domain(g, c, "the blast centre problem.center = " + format_point(c));

@@ -1,5 +1,7 @@
 // A uniform state moving at constant velocity: the exact solution is the initial state.
 // Used for tests of boundaries and conservation, and for benchmarks.
+#include <algorithm>
+
 #include "tessera/core/error.hpp"
 #include "tessera/core/problem.hpp"
 
@@ -9,18 +11,22 @@ namespace {
 
 class Uniform final : public Problem {
  public:
-  explicit Uniform(const Params& p) : rho_(p.real("problem.rho")) {
-    const auto v = p.real3("problem.velocity");
-    state_ = kernels::prim_to_cons(
-        {Real(rho_), {Real(v[0]), Real(v[1]), Real(v[2])}, Real(p.real("problem.pressure"))},
-        Real(p.real("hydro.gamma")));
+  // Passive scalars, if any, have concentration 1.
+  explicit Uniform(const Params& p) : rho_(p.real("problem.rho")), model_(p) {
+    physics::FlowState f;
+    f.rho = rho_, f.v = p.real3("problem.velocity"), f.p = p.real("problem.pressure");
+    f.s.fill(1.0);
+    model_.to_conserved(f, state_);
   }
-  kernels::Cons initial_state(const CellBox&) const override { return state_; }
+  void initial_state(const CellBox&, Real* u) const override {
+    std::copy(state_, state_ + model_.num_vars(), u);
+  }
   std::optional<double> analytic_density(const CellBox&, double) const override { return rho_; }
 
  private:
   double rho_;
-  kernels::Cons state_;
+  physics::Model model_;
+  Real state_[kernels::kMaxPassiveScalars + 5];
 };
 
 // What makes the uniform flow meaningless (see ProblemInfo::validate).

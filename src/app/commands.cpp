@@ -20,6 +20,7 @@
 #include "tessera/io/output_dir.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera::app {
 
@@ -97,7 +98,8 @@ int command_verify(const std::string& path) {
   const Params params = load_params_from_string(
       checkpoint.header().parameters, "checkpoint '" + path + "'", {}, parameter_schema());
   const io::CheckpointState state = checkpoint.state();
-  const auto m = checkpoint.read_mesh(mesh::geometry_from_params(params), kernels::kNumHydroVars);
+  const auto m =
+      checkpoint.read_mesh(mesh::geometry_from_params(params), physics::Model(params).num_vars());
   std::printf(
       "%s: Tessera checkpoint format %d, written by Tessera %s\n"
       "problem %s, step %lld, t = %.17g\n"

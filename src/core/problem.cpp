@@ -11,6 +11,10 @@
 namespace tessera {
 
 namespace {
+constexpr int kMaxAveraged = 64;  // values per point of gauss_cell_average
+}  // namespace
+
+namespace {
 std::map<std::string, ProblemInfo>& registry() {
   static std::map<std::string, ProblemInfo> r;
   return r;
@@ -118,10 +122,23 @@ void require_pressure_above_floor(const Params& params, double p, const std::str
 
 void require_representable_state(const Params& params, double rho, const std::array<double, 3>& v,
                                  double p, const std::string& what) {
-  const double gamma = params.real("hydro.gamma");
+  using kernels::HydroAdiabatic;
   const char* precision = sizeof(Real) == sizeof(float) ? "single" : "double";
-  const kernels::Prim w{Real(rho), {Real(v[0]), Real(v[1]), Real(v[2])}, Real(p)};
-  const kernels::Cons u = kernels::prim_to_cons(w, Real(gamma));
+  if (params.string("hydro.eos") == "isothermal") {
+    // No energy equation: only the momentum must be representable.
+    for (int d = 0; d < 3; ++d)
+      if (!std::isfinite(Real(rho) * Real(v[d])))
+        throw Error(ErrorKind::kInput,
+                    strprintf("%s: the momentum rho v is not finite in %s precision", what.c_str(),
+                              precision));
+    return;
+  }
+  const double gamma = params.real("hydro.gamma");
+  HydroAdiabatic::Vars w;
+  w[HydroAdiabatic::kRho] = Real(rho);
+  for (int d = 0; d < 3; ++d) w[HydroAdiabatic::kVelX + d] = Real(v[d]);
+  w[HydroAdiabatic::kPres] = Real(p);
+  const HydroAdiabatic::Vars u = HydroAdiabatic::prim_to_cons(w, {Real(gamma), Real(0), Real(0)});
   const double internal = p / (gamma - 1);
   const double kinetic = 0.5 * rho * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!kernels::is_finite(u) || !std::isfinite(internal + kinetic))
@@ -133,7 +150,8 @@ void require_representable_state(const Params& params, double rho, const std::ar
                   what.c_str(), format_number(gamma).c_str(), format_number(rho).c_str(),
                   format_number(internal).c_str(), format_number(kinetic).c_str(), precision));
   // The pressure as the solver will see it.
-  const double recovered = (Real(gamma) - Real(1)) * (u.engy - kernels::kinetic_energy(u));
+  const double recovered =
+      (Real(gamma) - Real(1)) * (u[HydroAdiabatic::kEngy] - HydroAdiabatic::kinetic_energy(u));
   if (!std::isfinite(recovered))
     throw Error(
         ErrorKind::kInput,
@@ -141,8 +159,7 @@ void require_representable_state(const Params& params, double rho, const std::ar
                   "the conserved state (density %s, momentum %s) overflows in %s "
                   "precision",
                   what.c_str(), format_number(rho).c_str(),
-                  format_point({double(u.mom[0]), double(u.mom[1]), double(u.mom[2])}).c_str(),
-                  precision));
+                  format_point({double(u[1]), double(u[2]), double(u[3])}).c_str(), precision));
   if (!(std::fabs(recovered - p) <= 0.01 * p))
     throw Error(ErrorKind::kInput,
                 strprintf("%s with hydro.gamma = %s: the kinetic energy rho v^2 / 2 = %s swamps "
@@ -190,11 +207,15 @@ void check_feature_resolution(const Params& params, const mesh::Geometry& g, dou
                                       what.c_str(), grid(0).c_str()));
 }
 
-kernels::Cons gauss_cell_average(const CellBox& cell,
-                                 const std::function<kernels::Cons(std::array<double, 3>)>& f) {
+void gauss_cell_average(const CellBox& cell, int n,
+                        const std::function<void(std::array<double, 3>, Real*)>& f, Real* out) {
   static const double kNode[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)};
   static const double kWeight[3] = {5.0 / 18, 8.0 / 18, 5.0 / 18};
-  double acc[5] = {0, 0, 0, 0, 0};
+  double acc[kMaxAveraged] = {};
+  Real u[kMaxAveraged];
+  if (n > kMaxAveraged)
+    throw Error(ErrorKind::kInternal,
+                strprintf("cell average of %d values (at most %d)", n, kMaxAveraged));
   for (int k = 0; k < 3; ++k)
     for (int j = 0; j < 3; ++j)
       for (int i = 0; i < 3; ++i) {
@@ -202,13 +223,27 @@ kernels::Cons gauss_cell_average(const CellBox& cell,
         std::array<double, 3> x{};
         for (int d = 0; d < 3; ++d)
           x[d] = 0.5 * (cell.lo[d] + cell.hi[d]) + 0.5 * (cell.hi[d] - cell.lo[d]) * kNode[q[d]];
-        const kernels::Cons u = f(x);
+        f(x, u);
         const double w = kWeight[i] * kWeight[j] * kWeight[k];
-        acc[0] += w * u.dens;
-        for (int d = 0; d < 3; ++d) acc[1 + d] += w * u.mom[d];
-        acc[4] += w * u.engy;
+        for (int v = 0; v < n; ++v) acc[v] += w * u[v];
       }
-  return {Real(acc[0]), {Real(acc[1]), Real(acc[2]), Real(acc[3])}, Real(acc[4])};
+  for (int v = 0; v < n; ++v) out[v] = Real(acc[v]);
+}
+
+double gauss_cell_average(const CellBox& cell,
+                          const std::function<double(std::array<double, 3>)>& f) {
+  Real out;
+  gauss_cell_average(
+      cell, 1, [&](std::array<double, 3> x, Real* u) { u[0] = Real(f(x)); }, &out);
+  return out;
+}
+
+void gauss_cell_average(const CellBox& cell, const physics::Model& model,
+                        const std::function<physics::FlowState(std::array<double, 3>)>& f,
+                        Real* out) {
+  gauss_cell_average(
+      cell, model.num_vars(),
+      [&](std::array<double, 3> x, Real* u) { model.to_conserved(f(x), u); }, out);
 }
 
 }  // namespace tessera

@@ -92,7 +92,16 @@ std::vector<ParamSpec> core_specs() {
       s.push_back(std::move(p));
     }
   const std::vector<ParamSpec> rest = {
-      real("hydro", "gamma", 5.0 / 3.0, {1, kInf, true, false}, "adiabatic index"),
+      choice("hydro", "eos", "adiabatic", {"adiabatic", "isothermal"},
+             "equation of state: adiabatic (ideal gas, p = (gamma - 1) e; 5 variables) or "
+             "isothermal (p = c^2 rho with c = hydro.iso_sound_speed; no energy equation)"),
+      real("hydro", "gamma", 5.0 / 3.0, {1, kInf, true, false},
+           "adiabatic index (adiabatic gas only)"),
+      real("hydro", "iso_sound_speed", 1.0, {0, kInf, true, false},
+           "sound speed c of isothermal gas (hydro.eos = \"isothermal\" only)"),
+      integer("hydro", "passive_scalars", std::int64_t(0), {0, 16},
+              "passive scalars advected with the mass: stored as rho*s, plotted as the "
+              "concentrations s under the names r0, r1, ..."),
       real("hydro", "cfl", 0.3, {0, 1, true, false},
            "Courant number: dt = cfl * dx / max(|v_d| + c_s); stable up to ~1/3 for fully 3D "
            "flow, up to ~0.9 for flow along one axis"),
@@ -101,13 +110,15 @@ std::vector<ParamSpec> core_specs() {
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer"},
              "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974)"),
       choice("hydro", "riemann", "hllc", {"hllc", "hll", "llf"},
-             "Riemann solver: hllc (Toro), hll (HLLE, Einfeldt speeds) or llf (Rusanov)"),
+             "Riemann solver: hllc (Toro; for isothermal gas its form without an energy "
+             "equation, after Mignone 2007), hll (HLLE, Einfeldt speeds) or llf (Rusanov)"),
       choice("hydro", "integrator", "rk2", {"rk2", "vl2"},
              "time integrator: rk2 (SSP-RK2, 4 ghost layers) or vl2 (van Leer predictor-"
              "corrector of Stone & Gardiner 2009: donor-cell half step, then a full step with "
              "the chosen reconstruction; 3 ghost layers, less data per update)"),
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
-      real("hydro", "pressure_floor", 1e-12, positive, "smallest pressure kept after an update"),
+      real("hydro", "pressure_floor", 1e-12, positive,
+           "smallest pressure kept after an update (adiabatic gas only)"),
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
       integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),

@@ -9,14 +9,13 @@
 
 namespace tessera::evolve {
 
-HostStaging::HostStaging(int groups, int ghost_layers)
-    : in_(groups * group_in_reals(ghost_layers), Real(0)),
-      out_(groups * kGroupOutReals),
-      flux_(groups * kGroupFluxReals),
-      results_(groups) {
-  ghost = ghost_layers, in_reals = group_in_reals(ghost_layers);
+HostStaging::HostStaging(int groups, int ghost_layers, int vars) {
+  set_shape(groups, ghost_layers, vars);
+  in_.assign(groups * in_reals, Real(0));
+  out_.resize(groups * out_reals);
+  flux_.resize(groups * flux_reals);
+  results_.resize(groups);
   in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
-  capacity = groups;
 }
 
 namespace {
@@ -25,31 +24,33 @@ class CpuExecutor final : public Executor {
  public:
   const char* name() const override { return "cpu"; }
   int preferred_batch() const override { return 4 * omp_get_max_threads(); }
-  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
-    return std::make_unique<HostStaging>(groups, ghost);
+  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
+    return std::make_unique<HostStaging>(groups, ghost, nvar);
   }
 
   void submit(const SolveArgs& args, Staging& s, int count) override {
     const int threads = omp_get_max_threads();
     if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
+    const int nvar = args.nvar();
+    const std::size_t reals = kernels::mol_scratch_reals(nvar);
     ParallelErrors errors;  // the scratch space allocates
 #pragma omp parallel
     {
       auto& mine = scratch_[omp_get_thread_num()];
       errors.run(-1, [&] {
-        if (mine.empty()) mine.assign(kernels::mol_scratch_reals(), Real(0));
+        if (mine.size() < reals) mine.assign(reals, Real(0));
       });
       // Every thread reaches the worksharing loop; one without scratch space skips its
       // groups, and the allocation error is rethrown below.
-      const bool ready = !mine.empty();
+      const bool ready = mine.size() >= reals;
       kernels::MolScratch scratch{};
-      if (ready) scratch = kernels::mol_scratch_view(mine.data());
+      if (ready) scratch = kernels::mol_scratch_view(mine.data(), nvar);
 #pragma omp for schedule(dynamic)
       for (int g = 0; g < count; ++g)
         if (ready)
-          kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
-                                       s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
-                                       s.results + g, scratch);
+          kernels::mol_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
+                                 s.out + g * s.out_reals, s.flux + g * s.flux_reals, s.results + g,
+                                 scratch);
     }
     errors.rethrow();
   }

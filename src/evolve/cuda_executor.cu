@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "kernels/mol_hydro_cuda.cuh"
+#include "kernels/mol_cuda.cuh"
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -32,22 +32,21 @@ struct ChunkEvents {
 // state, fluxes) sized for the integrator's ghost width.
 class CudaStaging final : public Staging {
  public:
-  CudaStaging(int groups, int streams, int ghost_layers)
-      : h_in(groups * group_in_reals(ghost_layers)),
-        h_out(groups * kGroupOutReals),
-        h_flux(groups * kGroupFluxReals),
+  CudaStaging(int groups, int streams, int ghost_layers, int vars)
+      : h_in(groups * group_in_reals(ghost_layers, vars)),
+        h_out(groups * group_out_reals(vars)),
+        h_flux(groups * group_flux_reals(vars)),
         h_results(groups),
-        d_in(groups * group_in_reals(ghost_layers)),
-        d_prim(groups * group_in_reals(ghost_layers)),
-        d_u1(groups * group_in_reals(ghost_layers)),
-        d_flux(3 * groups * group_in_reals(ghost_layers)),
-        d_out(groups * kGroupOutReals),
-        d_planes(groups * kGroupFluxReals),
+        d_in(groups * group_in_reals(ghost_layers, vars)),
+        d_prim(groups * group_in_reals(ghost_layers, vars)),
+        d_u1(groups * group_in_reals(ghost_layers, vars)),
+        d_flux(3 * groups * group_in_reals(ghost_layers, vars)),
+        d_out(groups * group_out_reals(vars)),
+        d_planes(groups * group_flux_reals(vars)),
         d_results(groups),
         chunks(streams) {
-    ghost = ghost_layers, in_reals = group_in_reals(ghost_layers);
+    set_shape(groups, ghost_layers, vars);
     in = h_in.get(), out = h_out.get(), flux = h_flux.get(), results = h_results.get();
-    capacity = groups;
   }
   PinnedBuffer<Real> h_in, h_out, h_flux;
   PinnedBuffer<kernels::GroupResult> h_results;
@@ -96,13 +95,14 @@ class CudaExecutor final : public Executor {
     return bandwidth_;
   }
 
-  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
-    return std::make_unique<CudaStaging>(groups, nstreams_, ghost);
+  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
+    return std::make_unique<CudaStaging>(groups, nstreams_, ghost, nvar);
   }
 
   void submit(const SolveArgs& args, Staging& base, int count) override {
     auto& st = static_cast<CudaStaging&>(base);
-    const std::size_t in_reals = st.in_reals;
+    const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
+    const std::size_t flux_reals = st.flux_reals;
     const int per = (count + nstreams_ - 1) / nstreams_;
     for (int s = 0; s < nstreams_; ++s) {
       const int first = s * per, n = std::max(0, std::min(per, count - first));
@@ -115,23 +115,24 @@ class CudaExecutor final : public Executor {
           cudaMemcpyAsync(st.d_in.get() + first * in_reals, st.h_in.get() + first * in_reals,
                           n * in_reals * sizeof(Real), cudaMemcpyHostToDevice, stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
-      kernels::BatchView view{st.d_in.get() + first * in_reals,
-                              st.d_prim.get() + first * in_reals,
-                              st.d_u1.get() + first * in_reals,
-                              st.d_flux.get() + 3 * first * in_reals,
-                              st.d_out.get() + first * kGroupOutReals,
-                              st.d_planes.get() + first * kGroupFluxReals,
-                              st.d_results.get() + first,
-                              n};
-      kernels::launch_mol_hydro(args.scheme, view, args.params, stream);
+      const kernels::BoxArrays view{st.d_in.get() + first * in_reals,
+                                    st.d_prim.get() + first * in_reals,
+                                    st.d_u1.get() + first * in_reals,
+                                    st.d_flux.get() + 3 * first * in_reals,
+                                    st.d_out.get() + first * out_reals,
+                                    st.d_planes.get() + first * flux_reals,
+                                    st.d_results.get() + first,
+                                    n,
+                                    st.nvar};
+      kernels::launch_mol(args.scheme, view, args.params, stream);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
+      TESSERA_CUDA_CHECK(
+          cudaMemcpyAsync(st.h_out.get() + first * out_reals, st.d_out.get() + first * out_reals,
+                          n * out_reals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(
-          st.h_out.get() + first * kGroupOutReals, st.d_out.get() + first * kGroupOutReals,
-          n * kGroupOutReals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
-      TESSERA_CUDA_CHECK(cudaMemcpyAsync(
-          st.h_flux.get() + first * kGroupFluxReals, st.d_planes.get() + first * kGroupFluxReals,
-          n * kGroupFluxReals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
+          st.h_flux.get() + first * flux_reals, st.d_planes.get() + first * flux_reals,
+          n * flux_reals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_results.get() + first, st.d_results.get() + first,
                                          n * sizeof(kernels::GroupResult), cudaMemcpyDeviceToHost,
                                          stream));
@@ -152,7 +153,7 @@ class CudaExecutor final : public Executor {
       times_.kernel += 1e-3 * kernel;
       times_.d2h += 1e-3 * d2h;
       times_.bytes_h2d += double(ev.count) * st.in_reals * sizeof(Real);
-      times_.bytes_d2h += double(ev.count) * ((kGroupOutReals + kGroupFluxReals) * sizeof(Real) +
+      times_.bytes_d2h += double(ev.count) * ((st.out_reals + st.flux_reals) * sizeof(Real) +
                                               sizeof(kernels::GroupResult));
       ev.count = 0;
     }

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "kernels/group_layout.hpp"
-#include "kernels/hydro_state.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera::evolve {
 
@@ -79,14 +79,14 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda) {
   const auto geo = mesh::geometry_from_params(params);
   const double real = sizeof(Real);
   e.threads = effective_threads(params, nullptr);
-  e.patch_bytes = 2.0 * kernels::kNumHydroVars * mesh::kPatchCells * real;
+  const int nvar = physics::Model(params).num_vars();
+  e.patch_bytes = 2.0 * nvar * mesh::kPatchCells * real;
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
-  const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost)) * real;
-  const double group = in + (kGroupOutReals + kGroupFluxReals) * real;
-  const double scratch =
-      4.0 * kernels::kNumHydroVars * kernels::box_cells(kernels::kMaxGhost) * real;
+  const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost, nvar)) * real;
+  const double group = in + double(group_out_reals(nvar) + group_flux_reals(nvar)) * real;
+  const double scratch = static_cast<double>(kernels::mol_scratch_reals(nvar)) * real;
   if (cuda) {
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
     // (about 132 on the largest GPUs); device buffers per group: the box, primitives,
@@ -94,7 +94,8 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda) {
     const long long per_batch = params.integer("gpu.groups_per_batch");
     const double batch = per_batch > 0 ? static_cast<double>(per_batch) : 132.0;
     e.buffer_bytes = 2 * batch * group + e.threads * in;
-    e.device_bytes = 2 * batch * (6 * in + (kGroupOutReals + kGroupFluxReals) * real);
+    e.device_bytes =
+        2 * batch * (6 * in + double(group_out_reals(nvar) + group_flux_reals(nvar)) * real);
   } else {
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);

@@ -17,7 +17,8 @@ namespace {
 // `in` is the group's input box with `ghost` layers.
 [[noreturn]] void report_unphysical(const mesh::Mesh& m, int level, int first_patch,
                                     const kernels::GroupResult& r, const Real* in, int ghost,
-                                    const Real* out, long step) {
+                                    const Real* out, long step, const kernels::Scheme& scheme,
+                                    int nvar) {
   constexpr int g = kernels::kGroupSize;
   const int i = r.bad_cell % g, j = (r.bad_cell / g) % g, k = r.bad_cell / (g * g);
   const int child = (i / 8) + 2 * (j / 8) + 4 * (k / 8);
@@ -26,10 +27,12 @@ namespace {
   const auto& meta = m.patch(patch);
   const int n = kernels::box_size(ghost), n3 = kernels::box_cells(ghost);
   const int bi = ((k + ghost) * n + (j + ghost)) * n + (i + ghost);
-  auto state = [](const Real* u, int stride, int idx) {
-    return strprintf("dens=%.6e momx=%.6e momy=%.6e momz=%.6e engy=%.6e", double(u[idx]),
-                     double(u[stride + idx]), double(u[2 * stride + idx]),
-                     double(u[3 * stride + idx]), double(u[4 * stride + idx]));
+  auto state = [&](const Real* u, int stride, int idx) {
+    std::string s;
+    for (int v = 0; v < nvar; ++v)
+      s += strprintf("%s%s=%.6e", v ? " " : "", kernels::conserved_name(scheme.physics, v).c_str(),
+                     double(u[v * stride + idx]));
+    return s;
   };
   throw Error(ErrorKind::kNumerical,
               strprintf("unphysical state at step %ld: level %d, patch %d, cell (%d, %d, %d) "
@@ -43,15 +46,17 @@ namespace {
 
 }  // namespace
 
-Pipeline::Pipeline(Executor& executor, int groups_per_batch, int ghost)
+Pipeline::Pipeline(Executor& executor, int groups_per_batch, int ghost, int nvar)
     : executor_(executor),
       batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()),
-      ghost_(ghost) {
-  for (auto& s : staging_) s = executor_.allocate(batch_, ghost_);
+      ghost_(ghost),
+      nvar_(nvar) {
+  for (auto& s : staging_) s = executor_.allocate(batch_, ghost_, nvar_);
 }
 
 void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& groups, int first,
-                           int count, Staging& st, double dt, long step, FluxRegisters& registers,
+                           int count, Staging& st, double dt, long step,
+                           const kernels::Scheme& scheme, FluxRegisters& registers,
                            LevelStepStats& stats) {
   const int write = m.next_slot(level);
   ParallelErrors errors;
@@ -61,8 +66,8 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
 #pragma omp for schedule(dynamic)
     for (int g = 0; g < count; ++g)
       errors.run(g, [&] {
-        close_group(m, write, groups[first + g], st.out + g * kGroupOutReals);
-        registers.close_group(m, groups[first + g], st.flux + g * kGroupFluxReals, dt);
+        close_group(m, write, groups[first + g], st.out + g * st.out_reals);
+        registers.close_group(m, groups[first + g], st.flux + g * st.flux_reals, dt);
       });
     stream_fence();  // close_group streams into the pool
   }
@@ -71,7 +76,7 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
     const auto& r = st.results[g];
     if (r.bad_cell >= 0)
       report_unphysical(m, level, groups[first + g], r, st.in + g * st.in_reals, st.ghost,
-                        st.out + g * kGroupOutReals, step);
+                        st.out + g * st.out_reals, step, scheme, st.nvar);
     stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
     stats.floored += r.floored;
   }
@@ -84,10 +89,12 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
   const int total = static_cast<int>(groups.size());
   const int read = m.current_slot(level);
   const int batches = (total + batch_ - 1) / batch_;
-  if (kernels::ghost_width(args.scheme.integrator) != ghost_)
-    throw Error(ErrorKind::kInternal,
-                strprintf("the scheme needs %d ghost layers, the pipeline was built for %d",
-                          kernels::ghost_width(args.scheme.integrator), ghost_));
+  if (kernels::ghost_width(args.scheme.integrator) != ghost_ || args.nvar() != nvar_)
+    throw Error(
+        ErrorKind::kInternal,
+        strprintf("the scheme needs %d ghost layers of %d variables, the pipeline was "
+                  "built for %d of %d",
+                  kernels::ghost_width(args.scheme.integrator), args.nvar(), ghost_, nvar_));
   LevelStepStats stats;
   auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
   // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
@@ -142,8 +149,8 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
         in_flight[(k - 1) % 2] = false;
       }
       ScopedTimer t(timers, Stage::kClose);
-      close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, registers,
-                  stats);
+      close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, args.scheme,
+                  registers, stats);
     }
   } catch (...) {
     // A failure while a batch is still on the device (an unphysical cell found in the

@@ -60,7 +60,7 @@ struct FamilyHalo {
   int block[4][4][4];  // [bz + 1][by + 1][bx + 1], b in -1..2
 };
 
-void gather_family(const mesh::Mesh& m, int first, const kernels::EosParams& eos, FamilyHalo& f) {
+void gather_family(const mesh::Mesh& m, int first, const physics::Model& model, FamilyHalo& f) {
   constexpr int n = mesh::kPatchCells;
   for (int bz = -1; bz <= 2; ++bz)
     for (int by = -1; by <= 2; ++by)
@@ -85,11 +85,11 @@ void gather_family(const mesh::Mesh& m, int first, const kernels::EosParams& eos
               const int c =
                   ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) * kPatchSize +
                   (x - bx * kPatchSize);
-              const kernels::Cons cu = {u[c], {u[n + c], u[2 * n + c], u[3 * n + c]}, u[4 * n + c]};
-              const kernels::Prim w = kernels::cons_to_prim(cu, eos);
+              Real w[kernels::kMaxPassiveScalars + 5];
+              model.to_primitive(u + c, n, w);
               const int i = ((z + 1) * kFamily + (y + 1)) * kFamily + (x + 1);
-              f.rho[i] = w.rho;
-              f.pres[i] = w.p;
+              f.rho[i] = w[0];
+              f.pres[i] = model.pressure(w);
             }
       }
 }
@@ -287,7 +287,7 @@ double lohner_estimator(const double s[3][3][3], double filter) {
 }
 
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
-                               const kernels::EosParams& eos, const Problem& problem, double time) {
+                               const physics::Model& model, const Problem& problem, double time) {
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
   std::vector<std::vector<std::uint64_t>> refine(rp.max_level);
   // Flags of the existing patches, with the buffer spilling into neighbours. A family's
@@ -300,7 +300,7 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
     for (std::size_t g = 0; g < groups.size(); ++g)
       errors.run(static_cast<std::int64_t>(g), [&] {
         thread_local FamilyHalo family;
-        gather_family(m, groups[g], eos, family);
+        gather_family(m, groups[g], model, family);
         for (int c = 0; c < mesh::kFamilySize; ++c) {
           const int p = groups[g] + c;
           int lo[3], hi[3];

@@ -23,8 +23,9 @@ namespace tessera::evolve {
 
 namespace {
 
-kernels::Scheme scheme_from_params(const Params& p) {
+kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model) {
   kernels::Scheme s;
+  s.physics = model.physics();
   const std::string& limiter = p.string("hydro.limiter");
   if (p.string("hydro.reconstruction") == "pcm")
     s.recon = kernels::Reconstruction::kPcm;
@@ -60,7 +61,7 @@ void restrict_level(mesh::Mesh& m, int level) {
 
 }  // namespace
 
-Simulation::Simulation(Params params) : params_(std::move(params)) {
+Simulation::Simulation(Params params) : params_(std::move(params)), model_(params_) {
   std::string note;
   const int threads = effective_threads(params_, &note);
   if (!note.empty()) log_line("note: %s", note.c_str());
@@ -76,20 +77,20 @@ Simulation::Simulation(Params params) : params_(std::move(params)) {
     log_line("%s", memory_summary(memory_, available, source).c_str());
   }
   check_initial_memory(params_, memory_);  // before the root level is allocated
-  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
+  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), model_.num_vars());
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
-  args_.scheme = scheme_from_params(params_);
+  args_.scheme = scheme_from_params(params_, model_);
+  args_.params.phys = model_.params();
+  args_.params.scalars = model_.num_scalars();
   pipeline_ =
       std::make_unique<Pipeline>(*executor_,
                                  executor_->name() == std::string("cpu")
                                      ? 0
                                      : static_cast<int>(params_.integer("gpu.groups_per_batch")),
-                                 kernels::ghost_width(args_.scheme.integrator));
+                                 kernels::ghost_width(args_.scheme.integrator), args_.nvar());
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
-  args_.params.eos = {Real(params_.real("hydro.gamma")), Real(params_.real("hydro.density_floor")),
-                      Real(params_.real("hydro.pressure_floor"))};
 }
 
 Simulation::~Simulation() = default;
@@ -102,19 +103,20 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
     errors.run(p, [&] {
       const double h = m.dx(m.patch(p).level);
       Real* u = m.current(p);
+      const int nvar = model_.num_vars();
+      std::vector<Real> c(nvar);
       for (int k = 0; k < mesh::kPatchSize; ++k)
         for (int j = 0; j < mesh::kPatchSize; ++j)
           for (int i = 0; i < mesh::kPatchSize; ++i) {
             const auto x = m.cell_center(p, i, j, k);
             const CellBox cell = CellBox::around(x, h);
-            kernels::Cons c = problem_->initial_state(cell);
+            problem_->initial_state(cell, c.data());
             const int idx = (k * mesh::kPatchSize + j) * mesh::kPatchSize + i;
-            if (kernels::apply_floors(c, args_.params.eos) == kernels::FloorResult::kUnphysical)
+            if (model_.apply_floors(c.data()) == kernels::FloorResult::kUnphysical)
               throw Error(ErrorKind::kInput,
                           strprintf("problem '%s' gives a non-finite initial state at (%g, %g, %g)",
                                     problem_name_.c_str(), x[0], x[1], x[2]));
-            const Real vals[5] = {c.dens, c.mom[0], c.mom[1], c.mom[2], c.engy};
-            for (int v = 0; v < 5; ++v) u[v * mesh::kPatchCells + idx] = vals[v];
+            for (int v = 0; v < nvar; ++v) u[v * mesh::kPatchCells + idx] = c[v];
           }
     });
   errors.rethrow();
@@ -145,11 +147,11 @@ void Simulation::initialize() {
   // downward so that every coarse cell is the average of what covers it.
   fill_from_problem(*mesh_);
   for (int pass = 0; pass < refinement_.max_level; ++pass) {
-    const auto h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
+    const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_);
     if (mesh_->has_hierarchy(h)) break;
     check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                       true);
-    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), kernels::kNumHydroVars, h);
+    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), model_.num_vars(), h);
     fill_from_problem(*next);
     mesh_ = std::move(next);
   }
@@ -162,7 +164,7 @@ bool Simulation::regrid() {
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
-    h = plan_hierarchy(*mesh_, refinement_, args_.params.eos, *problem_, time_);
+    h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_);
   }
   ScopedTimer t(timers_, Stage::kRegrid);
   check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
@@ -203,11 +205,7 @@ double Simulation::patch_max_speed(int p) const {
   const int n = mesh::kPatchCells;
   const Real* u = mesh_->current(p);
   double s = 0;
-  for (int i = 0; i < n; ++i) {
-    const kernels::Cons cu = {u[i], {u[n + i], u[2 * n + i], u[3 * n + i]}, u[4 * n + i]};
-    const auto w = kernels::cons_to_prim(cu, args_.params.eos);
-    s = std::max(s, double(kernels::max_signal_speed(w, args_.params.eos.gamma)));
-  }
+  for (int i = 0; i < n; ++i) s = std::max(s, model_.max_signal_speed(u + i, n));
   return s;
 }
 
@@ -311,7 +309,7 @@ void Simulation::write_plot(int index) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
   const std::string path = io::plot_file_name(dir, problem_name_, index);
-  io::write_plot_file(path, io::make_plot_file(*mesh_, args_.params.eos, problem_name_,
+  io::write_plot_file(path, io::make_plot_file(*mesh_, model_, problem_name_,
                                                static_cast<int>(step_), time_, params_.to_toml()));
   log_line("wrote %s", path.c_str());
 }

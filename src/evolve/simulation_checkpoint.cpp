@@ -26,7 +26,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   ScopedTimer t(timers_, Stage::kInit);
   const auto t0 = std::chrono::steady_clock::now();
   const io::CheckpointState st = checkpoint.state();
-  auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), kernels::kNumHydroVars);
+  auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), model_.num_vars());
   if (verify_mesh_) m->check_invariants();
   mesh_ = std::move(m);
   registers_.build(*mesh_);  // empty: checkpoints fall between root steps
@@ -172,7 +172,7 @@ void Simulation::write_failure_plot() const {
     const std::string path =
         strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
     io::write_plot_file(
-        path, io::make_plot_file(*mesh_, args_.params.eos, problem_name_, static_cast<int>(step_),
+        path, io::make_plot_file(*mesh_, model_, problem_name_, static_cast<int>(step_),
                                  time_, params_.to_toml()));
     log_line(
         "wrote diagnostic plot file %s: the state at the start of the failed step (the last "

@@ -4,7 +4,7 @@
 
 namespace tessera::io {
 
-PlotFile make_plot_file(const mesh::Mesh& m, const kernels::EosParams& eos,
+PlotFile make_plot_file(const mesh::Mesh& m, const physics::Model& model,
                         const std::string& problem, int cycle, double time,
                         const std::string& parameters) {
   const auto& geo = m.geometry();
@@ -19,7 +19,7 @@ PlotFile make_plot_file(const mesh::Mesh& m, const kernels::EosParams& eos,
   f.max_level = m.num_levels() - 1;
   f.variables = {"rho", "press", "vel1", "vel2", "vel3"};
   f.parameters = parameters;
-  f.gamma = eos.gamma;
+  f.gamma = model.params().adiabatic.gamma;
   f.code_version = version_string();
   std::vector<int> leaves;
   // Canonical order: the same file whatever the history of the pool's slots.
@@ -39,9 +39,9 @@ PlotFile make_plot_file(const mesh::Mesh& m, const kernels::EosParams& eos,
     f.blocks.push_back(blk);
     const Real* u = m.current(leaves[b]);
     for (std::size_t c = 0; c < nc; ++c) {
-      const kernels::Cons cu = {u[c], {u[nc + c], u[2 * nc + c], u[3 * nc + c]}, u[4 * nc + c]};
-      const kernels::Prim w = kernels::cons_to_prim(cu, eos);
-      const Real vals[5] = {w.rho, w.p, w.v[0], w.v[1], w.v[2]};
+      Real w[kernels::kMaxPassiveScalars + 5];
+      model.to_primitive(u + c, nc, w);
+      const Real vals[5] = {w[0], w[4], w[1], w[2], w[3]};
       for (std::size_t v = 0; v < 5; ++v) f.values[(v * nb + b) * nc + c] = vals[v];
     }
   }

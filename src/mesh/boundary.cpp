@@ -1,6 +1,6 @@
 #include "tessera/mesh/boundary.hpp"
 
-#include "kernels/hydro_state.hpp"
+#include "kernels/physics_adiabatic.hpp"
 
 namespace tessera::mesh {
 
@@ -24,7 +24,7 @@ void fill_side(Boundary bc, int dim, int side, int ghost, int nvar, Real* box) {
         const int to = base + g * stride[dim], from = base + src * stride[dim];
         for (int v = 0; v < nvar; ++v) box[v * n3 + to] = box[v * n3 + from];
         if (bc == Boundary::kReflecting) {
-          Real& mom = box[(kernels::kMomX + dim) * n3 + to];
+          Real& mom = box[(kernels::HydroAdiabatic::kMomX + dim) * n3 + to];
           mom = -mom;
         }
       }

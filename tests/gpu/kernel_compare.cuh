@@ -9,27 +9,55 @@
 #include <random>
 #include <vector>
 
-#include "kernels/mol_hydro_cuda.cuh"
+#include "kernels/mol_cpu.hpp"
+#include "kernels/mol_cuda.cuh"
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/evolve/executor.hpp"
 
 namespace tessera::kernels {
 namespace {
 
+using evolve::group_flux_reals;
 using evolve::group_in_reals;
-using evolve::kGroupFluxReals;
-using evolve::kGroupOutReals;
+using evolve::group_out_reals;
+
+// A scheme with its number of passive scalars.
+struct Case {
+  Scheme scheme;
+  int scalars = 0;
+  int nvar() const { return solver_vars(scheme, scalars); }
+};
+
+constexpr Real kGamma = Real(1.4);
+constexpr Real kIsoSoundSpeed = Real(1.3);
+
+// Conserved state of (rho, v, p, s) for the case's physics into box cell c.
+void store_state(const Case& cs, Real* b, int n3, int c, Real rho, const Real v[3], Real p,
+                 const Real* s) {
+  if (cs.scheme.physics == Physics::kIsothermal) {
+    using P = HydroIsothermal;
+    const P::Vars u = P::prim_to_cons({{rho, v[0], v[1], v[2]}}, {kIsoSoundSpeed, Real(0)});
+    store_vars<P>(b, n3, c, u);
+  } else {
+    using P = HydroAdiabatic;
+    const P::Vars u = P::prim_to_cons({{rho, v[0], v[1], v[2], p}}, {kGamma, Real(0), Real(0)});
+    store_vars<P>(b, n3, c, u);
+  }
+  const int nphys = physics_vars(cs.scheme.physics);
+  for (int i = 0; i < cs.scalars; ++i) b[(nphys + i) * n3 + c] = rho * s[i];
+}
 
 // Smooth random flow plus cell noise, with a shock-like jump in some groups: positive
-// density and pressure, speeds up to Mach ~2. Boxes with `ghost` layers. With `extreme`,
-// groups 1, 5, 9, ... hold a near-vacuum slab (density and pressure below the floors of
-// compare_with_cpu) and groups 3, 7, 11, ... one non-finite cell, so that the floor and
-// bad-cell paths of both backends are compared on something other than 0 against 0.
-std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma, int ghost,
+// density and pressure, speeds up to Mach ~2, scalar concentrations in [0, 1]. Boxes with
+// `ghost` layers. With `extreme`, groups 1, 5, 9, ... hold a near-vacuum slab (density
+// and pressure below the floors of compare_with_cpu) and groups 3, 7, 11, ... one
+// non-finite cell, so that the floor and bad-cell paths of both backends are compared on
+// something other than 0 against 0.
+std::vector<Real> random_groups(const Case& cs, int count, std::uint64_t seed, int ghost,
                                 bool extreme = false) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
-  const std::size_t in_reals = group_in_reals(ghost);
+  const std::size_t in_reals = group_in_reals(ghost, cs.nvar());
   std::vector<Real> in(count * in_reals);
   const int n = box_size(ghost), n3 = box_cells(ghost);
   for (int g = 0; g < count; ++g) {
@@ -38,19 +66,17 @@ std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma, int g
     for (int c = 0; c < n3; ++c) {
       const double x = double(c % n) / n, y = double((c / n) % n) / n, z = double(c / (n * n)) / n;
       const double side = x > 0.5 ? jump : 1;
-      Prim w;
-      w.rho = Real(side * (1 + 0.3 * std::sin(6.3 * kx * x) * std::cos(6.3 * ky * y)) *
-                   (1 + 0.05 * u(rng)));
-      w.p = Real(side * (1 + 0.2 * std::cos(6.3 * kz * z)) * (1 + 0.05 * u(rng)));
+      Real rho = Real(side * (1 + 0.3 * std::sin(6.3 * kx * x) * std::cos(6.3 * ky * y)) *
+                      (1 + 0.05 * u(rng)));
+      Real p = Real(side * (1 + 0.2 * std::cos(6.3 * kz * z)) * (1 + 0.05 * u(rng)));
       if (extreme && g % 4 == 1 && y < 0.4) {
-        w.rho = Real(1e-12 * (1 + u(rng)));
-        w.p = Real(1e-15 * (1 + u(rng)));
+        rho = Real(1e-12 * (1 + u(rng)));
+        p = Real(1e-15 * (1 + u(rng)));
       }
-      for (int d = 0; d < 3; ++d) w.v[d] = Real(2 * (u(rng) - 0.5));
-      const Cons cu = prim_to_cons(w, gamma);
-      Real* b = in.data() + g * in_reals;
-      b[c] = cu.dens, b[n3 + c] = cu.mom[0], b[2 * n3 + c] = cu.mom[1];
-      b[3 * n3 + c] = cu.mom[2], b[4 * n3 + c] = cu.engy;
+      Real v[3], sc[kMaxPassiveScalars];
+      for (Real& vd : v) vd = Real(2 * (u(rng) - 0.5));
+      for (int i = 0; i < cs.scalars; ++i) sc[i] = Real(u(rng) * (x < 0.3 + 0.1 * i));
+      store_state(cs, in.data() + g * in_reals, n3, c, rho, v, p, sc);
     }
     if (extreme && g % 4 == 3) {
       // An interior cell away from the group's centre: density not a number.
@@ -63,37 +89,40 @@ std::vector<Real> random_groups(int count, std::uint64_t seed, Real gamma, int g
 
 // Largest |gpu - cpu| over all outputs, relative to the largest |cpu| of the same
 // variable in the same group (and the max speed relative to itself); 0: bitwise equal.
-// The input boxes have the ghost width of scheme.integrator, as the executor stages them.
-// With `extreme` (see random_groups), `floored` and `bad_groups` return the CPU's number
-// of floored cells and of groups with a non-finite cell, and a cell finite on one backend
-// and not on the other fails the test.
+// The input boxes have the ghost width of the case's integrator, as the executor stages
+// them. With `extreme` (see random_groups), `floored` and `bad_groups` return the CPU's
+// number of floored cells and of groups with a non-finite cell, and a cell finite on one
+// backend and not on the other fails the test.
 struct ExtremeCounts {
   long long floored = 0;
   int bad_groups = 0;
 };
-double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed,
+double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                         ExtremeCounts* extreme = nullptr) {
-  const Real gamma = Real(1.4);
-  MolParams prm{{gamma, Real(1e-10), Real(1e-12)}, Real(0.05)};
+  const Scheme& scheme = cs.scheme;
+  const int nvar = cs.nvar();
+  MolParams prm{
+      {{kGamma, Real(1e-10), Real(1e-12)}, {kIsoSoundSpeed, Real(1e-10)}}, Real(0.05), cs.scalars};
   const int ghost = ghost_width(scheme.integrator);
-  const std::size_t in_reals = group_in_reals(ghost);
-  const std::vector<Real> in = random_groups(count, seed, gamma, ghost, extreme != nullptr);
-  std::vector<Real> out_cpu(count * kGroupOutReals), flux_cpu(count * kGroupFluxReals);
+  const std::size_t in_reals = group_in_reals(ghost, nvar), out_reals = group_out_reals(nvar);
+  const std::size_t flux_reals = group_flux_reals(nvar);
+  const std::vector<Real> in = random_groups(cs, count, seed, ghost, extreme != nullptr);
+  std::vector<Real> out_cpu(count * out_reals), flux_cpu(count * flux_reals);
   std::vector<GroupResult> res_cpu(count);
-  std::vector<Real> scratch(mol_scratch_reals());
+  std::vector<Real> scratch(mol_scratch_reals(nvar));
   for (int g = 0; g < count; ++g)
-    mol_hydro_group_cpu(scheme, prm, in.data() + g * in_reals, out_cpu.data() + g * kGroupOutReals,
-                        flux_cpu.data() + g * kGroupFluxReals, &res_cpu[g],
-                        mol_scratch_view(scratch.data()));
+    mol_group_cpu(scheme, prm, in.data() + g * in_reals, out_cpu.data() + g * out_reals,
+                  flux_cpu.data() + g * flux_reals, &res_cpu[g],
+                  mol_scratch_view(scratch.data(), nvar));
 
   cuda::DeviceBuffer<Real> d_in(in.size()), d_prim(in.size()), d_u1(in.size()),
       d_flux(3 * in.size()), d_out(out_cpu.size()), d_planes(flux_cpu.size());
   cuda::DeviceBuffer<GroupResult> d_res(count);
   TESSERA_CUDA_CHECK(
       cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(Real), cudaMemcpyHostToDevice));
-  BatchView view{d_in.get(),  d_prim.get(),   d_u1.get(),  d_flux.get(),
-                 d_out.get(), d_planes.get(), d_res.get(), count};
-  launch_mol_hydro(scheme, view, prm, 0);
+  const BoxArrays view{d_in.get(),     d_prim.get(), d_u1.get(), d_flux.get(), d_out.get(),
+                       d_planes.get(), d_res.get(),  count,      nvar};
+  launch_mol(scheme, view, prm, 0);
   TESSERA_CUDA_CHECK(cudaGetLastError());
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
@@ -115,9 +144,9 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed,
   };
   // Relative to each variable's largest magnitude in the group: momenta pass through zero.
   for (int g = 0; g < count; ++g)
-    for (int v = 0; v < kNumHydroVars; ++v) {
-      const Real* a = out_gpu.data() + g * kGroupOutReals + v * kGroupCells;
-      const Real* b = out_cpu.data() + g * kGroupOutReals + v * kGroupCells;
+    for (int v = 0; v < nvar; ++v) {
+      const Real* a = out_gpu.data() + g * out_reals + v * kGroupCells;
+      const Real* b = out_cpu.data() + g * out_reals + v * kGroupCells;
       double scale = 1e-300;
       for (int c = 0; c < kGroupCells; ++c)
         if (std::isfinite(b[c])) scale = std::max(scale, std::fabs(double(b[c])));
@@ -125,9 +154,9 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed,
     }
   // Fluxes can vanish by cancellation; compare them relative to their variable's scale.
   for (int g = 0; g < count; ++g)
-    for (int p = 0; p < kNumFluxPlanes * kNumHydroVars; ++p) {
-      const Real* a = flux_gpu.data() + g * kGroupFluxReals + p * kFaceCells;
-      const Real* b = flux_cpu.data() + g * kGroupFluxReals + p * kFaceCells;
+    for (int p = 0; p < kNumFluxPlanes * nvar; ++p) {
+      const Real* a = flux_gpu.data() + g * flux_reals + p * kFaceCells;
+      const Real* b = flux_cpu.data() + g * flux_reals + p * kFaceCells;
       double scale = 1e-300;
       for (int f = 0; f < kFaceCells; ++f)
         if (std::isfinite(b[f])) scale = std::max(scale, std::fabs(double(b[f])));
@@ -148,20 +177,33 @@ double compare_with_cpu(const Scheme& scheme, int count, std::uint64_t seed,
   return worst;
 }
 
-// Every reconstruction x Riemann solver x integrator.
-std::vector<Scheme> all_schemes() {
-  std::vector<Scheme> out;
+// Every physics x reconstruction x Riemann solver x integrator: adiabatic gas without
+// scalars (the hydro runs' path), isothermal gas with one scalar, and adiabatic gas with
+// three scalars for one reconstruction and solver per integrator.
+std::vector<Case> all_schemes() {
+  std::vector<Case> out;
+  for (auto ph : {Physics::kAdiabatic, Physics::kIsothermal})
+    for (auto it : {Integrator::kRk2, Integrator::kVl2})
+      for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
+                     Reconstruction::kPlmVanLeer})
+        for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
+          out.push_back({{r, s, it, ph}, ph == Physics::kIsothermal ? 1 : 0});
   for (auto it : {Integrator::kRk2, Integrator::kVl2})
-    for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                   Reconstruction::kPlmVanLeer})
-      for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
-        out.push_back({r, s, it});
+    out.push_back({{Reconstruction::kPlmMc, RiemannSolver::kHllc, it, Physics::kAdiabatic}, 3});
   return out;
 }
 
-// Seed offset of a scheme, distinct for each of all_schemes().
-int scheme_seed(const Scheme& s) {
-  return int(s.integrator) * 12 + int(s.recon) * 3 + int(s.riemann);
+// Seed offset of a case, distinct for each of all_schemes().
+int scheme_seed(const Case& c) {
+  return 100 * c.scalars + int(c.scheme.physics) * 24 + int(c.scheme.integrator) * 12 +
+         int(c.scheme.recon) * 3 + int(c.scheme.riemann);
+}
+
+std::string case_name(const Case& c) {
+  return std::string(c.scheme.physics == Physics::kIsothermal ? "isothermal" : "adiabatic") +
+         " integrator " + std::to_string(int(c.scheme.integrator)) + " recon " +
+         std::to_string(int(c.scheme.recon)) + " riemann " + std::to_string(int(c.scheme.riemann)) +
+         " scalars " + std::to_string(c.scalars);
 }
 
 }  // namespace

@@ -6,10 +6,8 @@ namespace tessera::kernels {
 namespace {
 
 TEST(GpuKernelsNoFma, BitwiseEqualToCpuForEveryScheme) {
-  for (const Scheme& s : all_schemes())
-    EXPECT_EQ(compare_with_cpu(s, 12, 101 + scheme_seed(s)), 0.0)
-        << "integrator " << int(s.integrator) << " recon " << int(s.recon) << " riemann "
-        << int(s.riemann);
+  for (const Case& s : all_schemes())
+    EXPECT_EQ(compare_with_cpu(s, 12, 101 + scheme_seed(s)), 0.0) << case_name(s);
 }
 
 // The floor and bad-cell paths: near-vacuum slabs below both floors and one non-finite
@@ -17,15 +15,11 @@ TEST(GpuKernelsNoFma, BitwiseEqualToCpuForEveryScheme) {
 // floor the same number of cells per group and report the same first bad cell; the CPU
 // must actually floor and find the bad cells, or the comparison would be 0 against 0.
 TEST(GpuKernelsNoFma, FloorsAndBadCellsBitwiseEqualToCpu) {
-  for (const Scheme& s : all_schemes()) {
+  for (const Case& s : all_schemes()) {
     ExtremeCounts counts;
-    EXPECT_EQ(compare_with_cpu(s, 12, 307 + scheme_seed(s), &counts), 0.0)
-        << "integrator " << int(s.integrator) << " recon " << int(s.recon) << " riemann "
-        << int(s.riemann);
-    std::printf(
-        "integrator %d recon %d riemann %d: %lld floored cells, %d groups with a bad "
-        "cell\n",
-        int(s.integrator), int(s.recon), int(s.riemann), counts.floored, counts.bad_groups);
+    EXPECT_EQ(compare_with_cpu(s, 12, 307 + scheme_seed(s), &counts), 0.0) << case_name(s);
+    std::printf("%s: %lld floored cells, %d groups with a bad cell\n", case_name(s).c_str(),
+                counts.floored, counts.bad_groups);
     EXPECT_GT(counts.floored, 0);
     EXPECT_EQ(counts.bad_groups, 3);  // groups 3, 7 and 11
   }

@@ -1,6 +1,6 @@
 // Unit tests of the ideal-gas state functions of kernels/hydro_state.hpp: EOS conversions,
 // the direction rotation, the physical flux and the floors.
-#include "kernels/hydro_state.hpp"
+#include "tests/unit/hydro_structs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-namespace tessera::kernels {
+namespace tessera::kernels::hydro_test {
 namespace {
 
 constexpr Real kNaN = std::numeric_limits<Real>::quiet_NaN();
@@ -167,4 +167,4 @@ TEST(HydroState, NonFiniteStatesAreReportedUnphysical) {
 }
 
 }  // namespace
-}  // namespace tessera::kernels
+}  // namespace tessera::kernels::hydro_test

@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "kernels/hydro_state.hpp"
+#include "kernels/physics_adiabatic.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/pipeline.hpp"
 
 namespace tessera::mesh {
 namespace {
 
-constexpr int kNvar = kernels::kNumHydroVars;
+constexpr int kNvar = kernels::HydroAdiabatic::kNumVars;
 
 using Bcs = std::array<std::array<Boundary, 2>, 3>;
 
@@ -307,7 +307,7 @@ Real expected_box_value(const Geometry& geo, std::array<int, 3> corner, int var,
   for (int d = 0; d < 3; ++d) {
     bool mirrored = false;
     src[d] = source_index(corner[d] + b[d] - kGhost, geo.root_cells[d], geo.boundary[d], &mirrored);
-    if (mirrored && var == kernels::kMomX + d) sign = -sign;
+    if (mirrored && var == kernels::HydroAdiabatic::kMomX + d) sign = -sign;
   }
   return sign * cell_value(var, src[0], src[1], src[2]);
 }

@@ -14,10 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "kernels/mol_hydro_cpu.hpp"
+#include "kernels/mol_cpu.hpp"
 #include "tessera/evolve/executor.hpp"
+#include "tests/unit/hydro_structs.hpp"
 
-namespace tessera::kernels {
+namespace tessera::kernels::hydro_test {
 namespace {
 
 constexpr Real kGamma = Real(5) / 3;
@@ -49,10 +50,10 @@ struct GroupRun {
       : integrator(it), g(ghost_width(it)), n(box_size(g)), n3(box_cells(g)) {}
   Integrator integrator;
   int g, n, n3;  // ghost layers, box edge, box cells
-  std::vector<Real> in = std::vector<Real>(evolve::group_in_reals(g), Real(0));
-  std::vector<Real> out = std::vector<Real>(evolve::kGroupOutReals, Real(0));
-  std::vector<Real> flux = std::vector<Real>(evolve::kGroupFluxReals, Real(0));
-  std::vector<Real> scratch = std::vector<Real>(mol_scratch_reals(), Real(0));
+  std::vector<Real> in = std::vector<Real>(evolve::group_in_reals(g, kNumHydroVars), Real(0));
+  std::vector<Real> out = std::vector<Real>(evolve::group_out_reals(kNumHydroVars), Real(0));
+  std::vector<Real> flux = std::vector<Real>(evolve::group_flux_reals(kNumHydroVars), Real(0));
+  std::vector<Real> scratch = std::vector<Real>(mol_scratch_reals(kNumHydroVars), Real(0));
   GroupResult result{-1, -1, -2};
 
   int box_index(int i, int j, int k) const { return (k * n + j) * n + i; }
@@ -67,9 +68,9 @@ struct GroupRun {
   // integrator (the input box is laid out for it).
   void solve(Scheme scheme, Real dt_over_dx) {
     scheme.integrator = integrator;
-    const MolParams params{kEos, dt_over_dx};
-    mol_hydro_group_cpu(scheme, params, in.data(), out.data(), flux.data(), &result,
-                        mol_scratch_view(scratch.data()));
+    const MolParams params{{kEos, {}}, dt_over_dx};
+    mol_group_cpu(scheme, params, in.data(), out.data(), flux.data(), &result,
+                  mol_scratch_view(scratch.data(), kNumHydroVars));
   }
 };
 
@@ -466,4 +467,4 @@ TEST(MolHydroVl2, PlmCorrectorUsesDonorCellPredictorState) {
 }
 
 }  // namespace
-}  // namespace tessera::kernels
+}  // namespace tessera::kernels::hydro_test

@@ -21,18 +21,18 @@ class FakeDevice final : public Executor {
  public:
   const char* name() const override { return "fake"; }
   int preferred_batch() const override { return 5; }
-  std::unique_ptr<Staging> allocate(int groups, int ghost) override {
-    return std::make_unique<HostStaging>(groups, ghost);
+  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
+    return std::make_unique<HostStaging>(groups, ghost, nvar);
   }
   void submit(const SolveArgs& args, Staging& s, int count) override {
     if (pending_.count(&s)) reused_before_wait = true;
     submitted.push_back(count);
     pending_[&s] = std::async(std::launch::async, [&s, args, count] {
-      std::vector<Real> scratch(kernels::mol_scratch_reals());
+      std::vector<Real> scratch(kernels::mol_scratch_reals(s.nvar));
       for (int g = 0; g < count; ++g)
-        kernels::mol_hydro_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
-                                     s.out + g * kGroupOutReals, s.flux + g * kGroupFluxReals,
-                                     s.results + g, kernels::mol_scratch_view(scratch.data()));
+        kernels::mol_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
+                               s.out + g * s.out_reals, s.flux + g * s.flux_reals, s.results + g,
+                               kernels::mol_scratch_view(scratch.data(), s.nvar));
     });
     order.push_back(&s);
   }
@@ -67,12 +67,12 @@ void fill(mesh::Mesh& m) {
   for (int p = 0; p < m.num_patches(); ++p)
     for (int c = 0; c < mesh::kPatchCells; ++c) {
       const auto x = m.cell_center(p, c % 8, (c / 8) % 8, c / 64);
-      kernels::Prim w{Real(1 + 0.5 * std::sin(4 * x[0]) * std::cos(6 * x[1])),
-                      {Real(0.3), Real(-0.2 * std::sin(5 * x[2])), Real(0.1)},
-                      Real(1 + 0.2 * std::cos(3 * x[2]))};
-      const kernels::Cons u = kernels::prim_to_cons(w, Real(1.4));
-      const Real v[5] = {u.dens, u.mom[0], u.mom[1], u.mom[2], u.engy};
-      for (int k = 0; k < 5; ++k) m.current(p)[k * mesh::kPatchCells + c] = v[k];
+      using P = kernels::HydroAdiabatic;
+      const P::Vars w{{Real(1 + 0.5 * std::sin(4 * x[0]) * std::cos(6 * x[1])), Real(0.3),
+                       Real(-0.2 * std::sin(5 * x[2])), Real(0.1),
+                       Real(1 + 0.2 * std::cos(3 * x[2]))}};
+      const P::Vars u = P::prim_to_cons(w, {Real(1.4), Real(0), Real(0)});
+      for (int k = 0; k < 5; ++k) m.current(p)[k * mesh::kPatchCells + c] = u[k];
     }
 }
 
@@ -89,7 +89,7 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   SolveArgs args{};
   args.scheme.integrator = GetParam();
   const int ghost = kernels::ghost_width(GetParam());
-  args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
+  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
   mesh::Mesh a(periodic_box(), 5), b(periodic_box(), 5);
   fill(a);
@@ -99,9 +99,9 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   rb.build(b);
   Timers timers;
   auto cpu = make_cpu_executor();
-  Pipeline reference(*cpu, 4, ghost);
+  Pipeline reference(*cpu, 4, ghost, 5);
   FakeDevice fake;
-  Pipeline pipelined(fake, 0, ghost);  // the device's preferred batch: 5 groups
+  Pipeline pipelined(fake, 0, ghost, 5);  // the device's preferred batch: 5 groups
   for (int step = 0; step < 3; ++step) {
     const auto sa = reference.advance_level(a, 0, 0.1 / 32, args, step, 1.0, ra, timers);
     const auto sb = pipelined.advance_level(b, 0, 0.1 / 32, args, step, 1.0, rb, timers);
@@ -122,7 +122,7 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
 TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   SolveArgs args{};
   args.scheme.integrator = GetParam();
-  args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
+  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
   mesh::Mesh m(periodic_box(), 5);
   fill(m);
@@ -133,7 +133,7 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, kernels::ghost_width(GetParam()));
+  Pipeline pipeline(fake, 0, kernels::ghost_width(GetParam()), 5);
   try {
     pipeline.advance_level(m, 0, 0.1 / 32, args, 42, 1.0, r, timers);
     FAIL() << "no error for a non-finite state";
@@ -151,7 +151,7 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
 TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   SolveArgs args{};
   args.scheme.integrator = kernels::Integrator::kVl2;
-  args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
+  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
   mesh::Mesh m(periodic_box(), 5);
   fill(m);
@@ -159,7 +159,7 @@ TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, kernels::kGhostRk2);
+  Pipeline pipeline(fake, 0, kernels::kGhostRk2, 5);
   try {
     pipeline.advance_level(m, 0, 0.1 / 32, args, 1, 1.0, r, timers);
     FAIL() << "a vl2 scheme ran on staging built for rk2";

@@ -1,6 +1,7 @@
 // Unit tests of the slope limiters and the PCM/PLM reconstruction of
 // kernels/reconstruction.hpp.
 #include "kernels/reconstruction.hpp"
+#include "tests/unit/hydro_structs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,7 @@
 #include <string>
 #include <type_traits>
 
-namespace tessera::kernels {
+namespace tessera::kernels::hydro_test {
 namespace {
 
 constexpr Real kEps = std::numeric_limits<Real>::epsilon();
@@ -132,7 +133,7 @@ void expect_face_values_between_neighbours() {
     Prim w[4];
     for (Prim& x : w) x = make_prim(positive(), unit(rng), unit(rng), unit(rng), positive());
     Prim left, right;
-    Recon::face_states(w[0], w[1], w[2], w[3], left, right);
+    face_states_of<Recon>(w[0], w[1], w[2], w[3], left, right);
     for (int var = 0; var < kNumHydroVars; ++var) {
       // Face i-1/2: both face values must lie between cells i-1 and i (to an ulp of the
       // sum a + (b - a)).
@@ -172,9 +173,9 @@ TEST(Reconstruction, PlmIsExactForLinearProfiles) {
   const Prim w[4] = {at(-2), at(-1), at(0), at(1)};
   const Prim expected = at(-0.5);
   Prim left[3], right[3];
-  ReconPlm<LimiterMinmod>::face_states(w[0], w[1], w[2], w[3], left[0], right[0]);
-  ReconPlm<LimiterMc>::face_states(w[0], w[1], w[2], w[3], left[1], right[1]);
-  ReconPlm<LimiterVanLeer>::face_states(w[0], w[1], w[2], w[3], left[2], right[2]);
+  face_states_of<ReconPlm<LimiterMinmod>>(w[0], w[1], w[2], w[3], left[0], right[0]);
+  face_states_of<ReconPlm<LimiterMc>>(w[0], w[1], w[2], w[3], left[1], right[1]);
+  face_states_of<ReconPlm<LimiterVanLeer>>(w[0], w[1], w[2], w[3], left[2], right[2]);
   for (int l = 0; l < 3; ++l)
     for (int var = 0; var < kNumHydroVars; ++var) {
       // Linear data with a zero slope (vz) gives the constant through the extremum rule.
@@ -188,7 +189,7 @@ TEST(Reconstruction, PlmFlattensAtExtrema) {
   const Prim w[4] = {make_prim(1, 0, 0, 0, 1), make_prim(3, 0, 0, 0, 3),
                      make_prim(0.5, 0, 0, 0, 0.5), make_prim(2, 0, 0, 0, 2)};
   Prim left, right;
-  ReconPlm<LimiterMc>::face_states(w[0], w[1], w[2], w[3], left, right);
+  face_states_of<ReconPlm<LimiterMc>>(w[0], w[1], w[2], w[3], left, right);
   EXPECT_EQ(left.rho, 3);
   EXPECT_EQ(right.rho, 0.5);
   EXPECT_EQ(left.p, 3);
@@ -199,7 +200,7 @@ TEST(Reconstruction, PcmReturnsTheCellValues) {
   const Prim w[4] = {make_prim(1, 2, 3, 4, 5), make_prim(6, 7, 8, 9, 10),
                      make_prim(11, 12, 13, 14, 15), make_prim(16, 17, 18, 19, 20)};
   Prim left, right;
-  ReconPcm::face_states(w[0], w[1], w[2], w[3], left, right);
+  face_states_of<ReconPcm>(w[0], w[1], w[2], w[3], left, right);
   for (int var = 0; var < kNumHydroVars; ++var) {
     EXPECT_EQ(comp(left, var), comp(w[1], var)) << var;
     EXPECT_EQ(comp(right, var), comp(w[2], var)) << var;
@@ -207,4 +208,4 @@ TEST(Reconstruction, PcmReturnsTheCellValues) {
 }
 
 }  // namespace
-}  // namespace tessera::kernels
+}  // namespace tessera::kernels::hydro_test

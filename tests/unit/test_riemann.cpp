@@ -9,9 +9,9 @@
 #include "kernels/riemann_hll.hpp"
 #include "kernels/riemann_hllc.hpp"
 #include "kernels/riemann_llf.hpp"
-#include "kernels/riemann_wavespeeds.hpp"
+#include "tests/unit/hydro_structs.hpp"
 
-namespace tessera::kernels {
+namespace tessera::kernels::hydro_test {
 namespace {
 
 constexpr Real kGamma = 1.4;
@@ -254,4 +254,4 @@ TEST(Riemann, HllAndHllcGiveTheExactFluxOfAnIsolatedShock) {
 }
 
 }  // namespace
-}  // namespace tessera::kernels
+}  // namespace tessera::kernels::hydro_test

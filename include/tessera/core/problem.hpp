@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/hydro_state.hpp"
 #include "tessera/core/params.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera {
 
@@ -33,8 +33,10 @@ struct CellBox {
 class Problem {
  public:
   virtual ~Problem() = default;
-  // Cell-averaged conserved initial state.
-  virtual kernels::Cons initial_state(const CellBox& cell) const = 0;
+  // Cell-averaged conserved initial state u[v] of every variable of the run's equations
+  // (physics::Model::num_vars()), made through the model (Model::to_conserved) so that a
+  // problem describes a flow, not the variables of one physics.
+  virtual void initial_state(const CellBox& cell, Real* u) const = 0;
   // Problem-defined refinement criterion, OR-ed with the [amr] criteria: whether a cell
   // of `level` at time t must be refined (e.g. a static region of interest).
   // A problem that overrides refine() says so here, so that flagging calls it only then.
@@ -120,8 +122,16 @@ void check_feature_resolution(const Params& params, const mesh::Geometry& g, dou
 
 // Average of a point function over a cell with 3-point Gauss-Legendre quadrature per
 // dimension: exact for polynomials of degree 5, so smooth initial data are cell averages
-// to well below the truncation error of a second-order scheme.
-kernels::Cons gauss_cell_average(const CellBox& cell,
-                                 const std::function<kernels::Cons(std::array<double, 3>)>& f);
+// to well below the truncation error of a second-order scheme. f(x, u) writes the n
+// values of point x; their averages go to out[0..n).
+void gauss_cell_average(const CellBox& cell, int n,
+                        const std::function<void(std::array<double, 3>, Real*)>& f, Real* out);
+// The same for one value.
+double gauss_cell_average(const CellBox& cell,
+                          const std::function<double(std::array<double, 3>)>& f);
+// The cell average of a flow described point by point, as the model's conserved variables.
+void gauss_cell_average(const CellBox& cell, const physics::Model& model,
+                        const std::function<physics::FlowState(std::array<double, 3>)>& f,
+                        Real* out);
 
 }  // namespace tessera

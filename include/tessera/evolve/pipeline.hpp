@@ -42,7 +42,7 @@ class Pipeline {
  public:
   // groups_per_batch 0: the executor's preferred batch. ghost: the ghost layers the
   // scheme needs (kernels::ghost_width of its integrator); the staging is sized for it.
-  Pipeline(Executor& executor, int groups_per_batch, int ghost);
+  Pipeline(Executor& executor, int groups_per_batch, int ghost, int nvar);
 
   // Advances every group of `level` by dt (args.params.dt_over_dx = dt / dx of the
   // level). Ghost zones from the coarser level are interpolated at `coarse_weight`
@@ -59,12 +59,13 @@ class Pipeline {
 
  private:
   void close_batch(mesh::Mesh& mesh, int level, const std::vector<int>& groups, int first,
-                   int count, Staging& staging, double dt, long step, FluxRegisters& registers,
-                   LevelStepStats& stats);
+                   int count, Staging& staging, double dt, long step, const kernels::Scheme& scheme,
+                   FluxRegisters& registers, LevelStepStats& stats);
 
   Executor& executor_;
   int batch_;
   int ghost_;
+  int nvar_;
   std::unique_ptr<Staging> staging_[2];
   PrepareStats prepare_stats_;
 };

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/hydro_state.hpp"
 #include "tessera/core/params.hpp"
 #include "tessera/core/problem.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera::evolve {
 
@@ -50,6 +50,6 @@ bool lohner_exceeds(double num, double den, double threshold);
 // refined patches on the (lower) derefine thresholds; then the parents of every refined
 // patch's 26 neighbours are refined too (proper nesting), level by level downward.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
-                               const kernels::EosParams& eos, const Problem& problem, double time);
+                               const physics::Model& model, const Problem& problem, double time);
 
 }  // namespace tessera::evolve

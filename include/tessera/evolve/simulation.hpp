@@ -18,6 +18,7 @@
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera::evolve {
 
@@ -69,6 +70,7 @@ class Simulation {
   std::string write_checkpoint();
 
   const Params& params() const { return params_; }
+  const physics::Model& model() const { return model_; }
   // The run family's identity (io::new_run_id for a fresh run, the checkpoint's on restart),
   // stored in every checkpoint; old checkpoints are pruned only within the family.
   const std::string& run_id() const { return run_id_; }
@@ -117,6 +119,7 @@ class Simulation {
   std::string machine_summary(const RunSummary& run) const;
 
   Params params_;
+  physics::Model model_;
   std::string problem_name_;
   std::string run_id_;
   std::unique_ptr<mesh::Mesh> mesh_;

@@ -3,13 +3,13 @@
 
 #include <string>
 
-#include "kernels/hydro_state.hpp"
 #include "tessera/io/plot_file.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/model.hpp"
 
 namespace tessera::io {
 
-PlotFile make_plot_file(const mesh::Mesh& mesh, const kernels::EosParams& eos,
+PlotFile make_plot_file(const mesh::Mesh& mesh, const physics::Model& model,
                         const std::string& problem, int cycle, double time,
                         const std::string& parameters);
 

@@ -1,0 +1,64 @@
+// The run's equations, chosen at run time (hydro.eos, hydro.passive_scalars): which
+// physics policy of kernels/ advances the data, its parameters, its fields, and the host-
+// side conversions that problems, outputs, flagging and the time step use. Everything
+// outside kernels/ that needs to know the equations asks this class.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "kernels/scheme.hpp"
+#include "tessera/core/params.hpp"
+#include "tessera/mesh/fields.hpp"
+
+namespace tessera::physics {
+
+// A point of a flow as problems describe it, independent of the equations: the model
+// turns it into its conserved variables (the pressure is ignored by isothermal gas; the
+// passive-scalar concentrations s_i fill the scalars the run has).
+struct FlowState {
+  double rho = 0;
+  std::array<double, 3> v{};
+  double p = 0;
+  std::array<double, kernels::kMaxPassiveScalars> s{};
+};
+
+class Model {
+ public:
+  // From the validated [hydro] keys: eos, gamma, iso_sound_speed, floors, passive_scalars.
+  explicit Model(const Params& params);
+
+  kernels::Physics physics() const { return physics_; }
+  const kernels::PhysicsParams& params() const { return params_; }
+  int num_scalars() const { return scalars_; }
+  int num_physics_vars() const { return kernels::physics_vars(physics_); }
+  int num_vars() const { return num_physics_vars() + scalars_; }
+  bool has_energy() const { return physics_ == kernels::Physics::kAdiabatic; }
+  // Index of conserved variable: density 0, momentum 1-3, energy 4 (adiabatic), then the
+  // passive scalars.
+  int scalar_index(int i) const { return num_physics_vars() + i; }
+  // "adiabatic hydrodynamics (gamma = 1.4)", "... , 2 passive scalars".
+  std::string describe() const;
+  // The fields of the patch pool (mesh/fields.hpp).
+  mesh::FieldRegistry fields() const;
+
+  // u[v], v < num_vars(): the conserved state of a flow state.
+  void to_conserved(const FlowState& f, Real* u) const;
+  // One cell: conserved u[v * stride] -> primitive w[v] in pool order (density, velocity,
+  // pressure for adiabatic gas, scalar concentrations), with the solver's floors.
+  void to_primitive(const Real* u, std::size_t stride, Real* w) const;
+  // Pressure of a primitive state (pool order): p, or c^2 rho for isothermal gas.
+  double pressure(const Real* w) const;
+  // Largest |v_d| + c_s of one cell's conserved u[v * stride] (the CFL speed).
+  double max_signal_speed(const Real* u, std::size_t stride) const;
+  // The solver's floors on a contiguous conserved state u[v]; kUnphysical when not finite.
+  kernels::FloorResult apply_floors(Real* u) const;
+
+ private:
+  kernels::Physics physics_;
+  kernels::PhysicsParams params_{};
+  int scalars_ = 0;
+};
+
+}  // namespace tessera::physics

@@ -1,0 +1,120 @@
+// The run-time scheme choice (physics x reconstruction x Riemann solver x integrator) and
+// the one place that maps it to template instantiations: dispatch_scheme, used by the CPU
+// loops (mol_cpu.cpp) and the device launches (mol_cuda.cuh) alike.
+#pragma once
+
+#include <string>
+
+#include "kernels/group_layout.hpp"
+#include "kernels/physics_adiabatic.hpp"
+#include "kernels/physics_isothermal.hpp"
+#include "kernels/reconstruction.hpp"
+#include "kernels/riemann_hll.hpp"
+#include "kernels/riemann_hllc.hpp"
+#include "kernels/riemann_llf.hpp"
+
+namespace tessera::kernels {
+
+enum class Physics { kAdiabatic, kIsothermal };
+enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer };
+enum class RiemannSolver { kHll, kHllc, kLlf };
+
+struct Scheme {
+  Reconstruction recon = Reconstruction::kPlmMc;
+  RiemannSolver riemann = RiemannSolver::kHllc;
+  Integrator integrator = Integrator::kRk2;  // sets the ghost width of the input box
+  Physics physics = Physics::kAdiabatic;
+};
+
+// Run-time parameters of every physics; the scheme's physics reads its own.
+struct PhysicsParams {
+  HydroAdiabatic::Params adiabatic;
+  HydroIsothermal::Params isothermal;
+};
+
+template <class Phys>
+TESSERA_HD inline const typename Phys::Params& params_of(const PhysicsParams& p);
+template <>
+TESSERA_HD inline const HydroAdiabatic::Params& params_of<HydroAdiabatic>(const PhysicsParams& p) {
+  return p.adiabatic;
+}
+template <>
+TESSERA_HD inline const HydroIsothermal::Params& params_of<HydroIsothermal>(
+    const PhysicsParams& p) {
+  return p.isothermal;
+}
+
+// What one step of the patch-group solver needs besides the data.
+struct MolParams {
+  PhysicsParams phys;
+  Real dt_over_dx;
+  int scalars = 0;  // passive scalars after the physics' variables
+};
+
+inline constexpr int kMaxPassiveScalars = 16;
+
+inline int physics_vars(Physics p) {
+  return p == Physics::kIsothermal ? HydroIsothermal::kNumVars : HydroAdiabatic::kNumVars;
+}
+// Conserved variables of the solver's boxes: the physics' then the passive scalars.
+inline int solver_vars(const Scheme& s, int scalars) {
+  return physics_vars(s.physics) + scalars;
+}
+
+// Short name of conserved variable v (error messages): dens, momx, momy, momz, engy
+// (adiabatic), then scalar0, scalar1, ...
+inline std::string conserved_name(Physics p, int v) {
+  static const char* kNames[5] = {"dens", "momx", "momy", "momz", "engy"};
+  const int n = physics_vars(p);
+  return v < n ? kNames[v] : "scalar" + std::to_string(v - n);
+}
+
+// Integrator tags; their stage bodies are in mol_stages.hpp.
+struct IntegratorRk2;
+struct IntegratorVl2;
+
+template <class... T>
+struct Types {};
+
+// Calls f(Types<Phys, Recon, Riemann, IntegratorTag>{}) for the scheme's choice.
+template <class F>
+void dispatch_scheme(const Scheme& s, F&& f) {
+  auto with_integrator = [&](auto phys, auto recon, auto riemann) {
+    using P = decltype(phys);
+    using Rc = decltype(recon);
+    using Rs = decltype(riemann);
+    if (s.integrator == Integrator::kVl2)
+      f(Types<P, Rc, Rs, IntegratorVl2>{});
+    else
+      f(Types<P, Rc, Rs, IntegratorRk2>{});
+  };
+  auto with_riemann = [&](auto phys, auto recon) {
+    using P = decltype(phys);
+    switch (s.riemann) {
+      case RiemannSolver::kHll:
+        return with_integrator(phys, recon, RiemannHll<P>{});
+      case RiemannSolver::kHllc:
+        return with_integrator(phys, recon, RiemannHllc<P>{});
+      case RiemannSolver::kLlf:
+        return with_integrator(phys, recon, RiemannLlf<P>{});
+    }
+  };
+  auto with_recon = [&](auto phys) {
+    switch (s.recon) {
+      case Reconstruction::kPcm:
+        return with_riemann(phys, ReconPcm{});
+      case Reconstruction::kPlmMinmod:
+        return with_riemann(phys, ReconPlm<LimiterMinmod>{});
+      case Reconstruction::kPlmMc:
+        return with_riemann(phys, ReconPlm<LimiterMc>{});
+      case Reconstruction::kPlmVanLeer:
+        return with_riemann(phys, ReconPlm<LimiterVanLeer>{});
+    }
+  };
+  if (s.physics == Physics::kIsothermal)
+    with_recon(HydroIsothermal{});
+  else
+    with_recon(HydroAdiabatic{});
+}
+
+}  // namespace tessera::kernels
