@@ -32,11 +32,13 @@ inline std::unique_ptr<evolve::Simulation> run_problem(const std::string& file,
   return sim;
 }
 
-// Calls f(cell center, cell width, conserved values[5]) for every leaf cell.
+// Calls f(cell center, cell width, conserved values[nvar]) for every leaf cell, nvar the
+// variables of the run (density, momentum, energy for adiabatic gas, passive scalars).
 template <class F>
 void for_each_cell(const evolve::Simulation& sim, F&& f) {
   const auto& m = sim.mesh();
   constexpr int n = mesh::kPatchSize, nc = mesh::kPatchCells;
+  std::vector<double> vals(m.nvar());
   for (int p = 0; p < m.num_patches(); ++p) {
     if (!m.patch(p).is_leaf()) continue;
     const Real* u = m.current(p);
@@ -44,8 +46,8 @@ void for_each_cell(const evolve::Simulation& sim, F&& f) {
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) {
           const int c = (k * n + j) * n + i;
-          const double vals[5] = {u[c], u[nc + c], u[2 * nc + c], u[3 * nc + c], u[4 * nc + c]};
-          f(m.cell_center(p, i, j, k), m.dx(m.patch(p).level), vals);
+          for (int v = 0; v < m.nvar(); ++v) vals[v] = u[v * nc + c];
+          f(m.cell_center(p, i, j, k), m.dx(m.patch(p).level), vals.data());
         }
   }
 }
