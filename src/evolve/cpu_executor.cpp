@@ -9,8 +9,8 @@
 
 namespace tessera::evolve {
 
-HostStaging::HostStaging(int groups, int ghost_layers, int vars) {
-  set_shape(groups, ghost_layers, vars);
+HostStaging::HostStaging(int groups, const GroupShape& shape) {
+  set_shape(groups, shape);
   in_.assign(groups * in_reals, Real(0));
   out_.resize(groups * out_reals);
   flux_.resize(groups * flux_reals);
@@ -24,15 +24,14 @@ class CpuExecutor final : public Executor {
  public:
   const char* name() const override { return "cpu"; }
   int preferred_batch() const override { return 4 * omp_get_max_threads(); }
-  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
-    return std::make_unique<HostStaging>(groups, ghost, nvar);
+  std::unique_ptr<Staging> allocate(int groups, const GroupSolver& solver) override {
+    return std::make_unique<HostStaging>(groups, solver.shape());
   }
 
-  void submit(const SolveArgs& args, Staging& s, int count) override {
+  void submit(const GroupSolver& solver, Staging& s, int count) override {
     const int threads = omp_get_max_threads();
     if (static_cast<int>(scratch_.size()) < threads) scratch_.resize(threads);
-    const int nvar = args.nvar();
-    const std::size_t reals = kernels::mol_scratch_reals(nvar);
+    const std::size_t reals = solver.host_scratch_reals();
     ParallelErrors errors;  // the scratch space allocates
 #pragma omp parallel
     {
@@ -43,14 +42,11 @@ class CpuExecutor final : public Executor {
       // Every thread reaches the worksharing loop; one without scratch space skips its
       // groups, and the allocation error is rethrown below.
       const bool ready = mine.size() >= reals;
-      kernels::MolScratch scratch{};
-      if (ready) scratch = kernels::mol_scratch_view(mine.data(), nvar);
 #pragma omp for schedule(dynamic)
       for (int g = 0; g < count; ++g)
         if (ready)
-          kernels::mol_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
-                                 s.out + g * s.out_reals, s.flux + g * s.flux_reals, s.results + g,
-                                 scratch);
+          solver.solve_host(s.in + g * s.in_reals, s.out + g * s.out_reals,
+                            s.flux + g * s.flux_reals, s.results + g, mine.data());
     }
     errors.rethrow();
   }

@@ -4,11 +4,11 @@
 // copies of one part overlap the kernels of another. Host staging is pinned and double
 // buffered by the pipeline, which prepares the next batch while this one runs.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <vector>
 
-#include "kernels/mol_cuda.cuh"
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -28,30 +28,30 @@ struct ChunkEvents {
   int count = 0;
 };
 
-// Host and device buffers of one batch; the box-shaped ones (input, primitives, stage
-// state, fluxes) sized for the integrator's ghost width.
+// Host and device buffers of one batch, sized for the solver's group shape; the device
+// scratch is the solver's, per group.
 class CudaStaging final : public Staging {
  public:
-  CudaStaging(int groups, int streams, int ghost_layers, int vars)
-      : h_in(groups * group_in_reals(ghost_layers, vars)),
-        h_out(groups * group_out_reals(vars)),
-        h_flux(groups * group_flux_reals(vars)),
+  CudaStaging(int groups, int streams, const GroupSolver& solver)
+      : h_in(groups * solver.shape().in_reals()),
+        h_out(groups * solver.shape().out_reals()),
+        h_flux(groups * solver.shape().flux_reals()),
         h_results(groups),
-        d_in(groups * group_in_reals(ghost_layers, vars)),
-        d_prim(groups * group_in_reals(ghost_layers, vars)),
-        d_u1(groups * group_in_reals(ghost_layers, vars)),
-        d_flux(3 * groups * group_in_reals(ghost_layers, vars)),
-        d_out(groups * group_out_reals(vars)),
-        d_planes(groups * group_flux_reals(vars)),
+        d_in(groups * solver.shape().in_reals()),
+        d_out(groups * solver.shape().out_reals()),
+        d_flux(groups * solver.shape().flux_reals()),
+        d_scratch(groups * solver.device_scratch_reals()),
         d_results(groups),
+        scratch_reals(solver.device_scratch_reals()),
         chunks(streams) {
-    set_shape(groups, ghost_layers, vars);
+    set_shape(groups, solver.shape());
     in = h_in.get(), out = h_out.get(), flux = h_flux.get(), results = h_results.get();
   }
   PinnedBuffer<Real> h_in, h_out, h_flux;
   PinnedBuffer<kernels::GroupResult> h_results;
-  DeviceBuffer<Real> d_in, d_prim, d_u1, d_flux, d_out, d_planes;
+  DeviceBuffer<Real> d_in, d_out, d_flux, d_scratch;
   DeviceBuffer<kernels::GroupResult> d_results;
+  std::size_t scratch_reals;
   std::vector<ChunkEvents> chunks;
 };
 
@@ -95,11 +95,11 @@ class CudaExecutor final : public Executor {
     return bandwidth_;
   }
 
-  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
-    return std::make_unique<CudaStaging>(groups, nstreams_, ghost, nvar);
+  std::unique_ptr<Staging> allocate(int groups, const GroupSolver& solver) override {
+    return std::make_unique<CudaStaging>(groups, nstreams_, solver);
   }
 
-  void submit(const SolveArgs& args, Staging& base, int count) override {
+  void submit(const GroupSolver& solver, Staging& base, int count) override {
     auto& st = static_cast<CudaStaging&>(base);
     const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
     const std::size_t flux_reals = st.flux_reals;
@@ -115,23 +115,20 @@ class CudaExecutor final : public Executor {
           cudaMemcpyAsync(st.d_in.get() + first * in_reals, st.h_in.get() + first * in_reals,
                           n * in_reals * sizeof(Real), cudaMemcpyHostToDevice, stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
-      const kernels::BoxArrays view{st.d_in.get() + first * in_reals,
-                                    st.d_prim.get() + first * in_reals,
-                                    st.d_u1.get() + first * in_reals,
-                                    st.d_flux.get() + 3 * first * in_reals,
-                                    st.d_out.get() + first * out_reals,
-                                    st.d_planes.get() + first * flux_reals,
-                                    st.d_results.get() + first,
-                                    n,
-                                    st.nvar};
-      kernels::launch_mol(args.scheme, view, args.params, stream);
+      const DeviceBatch batch{st.d_in.get() + first * in_reals,
+                              st.d_out.get() + first * out_reals,
+                              st.d_flux.get() + first * flux_reals,
+                              st.d_results.get() + first,
+                              st.d_scratch.get() + first * st.scratch_reals,
+                              n};
+      solver.solve_device(batch, stream);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
       TESSERA_CUDA_CHECK(
           cudaMemcpyAsync(st.h_out.get() + first * out_reals, st.d_out.get() + first * out_reals,
                           n * out_reals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(
-          st.h_flux.get() + first * flux_reals, st.d_planes.get() + first * flux_reals,
+          st.h_flux.get() + first * flux_reals, st.d_flux.get() + first * flux_reals,
           n * flux_reals * sizeof(Real), cudaMemcpyDeviceToHost, stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_results.get() + first, st.d_results.get() + first,
                                          n * sizeof(kernels::GroupResult), cudaMemcpyDeviceToHost,

@@ -2,6 +2,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/memory.hpp"
+#include "tessera/evolve/mol_solver.hpp"
 
 namespace tessera::evolve {
 
@@ -9,6 +10,10 @@ std::unique_ptr<Executor> make_cuda_executor(int, int) {
   throw Error(ErrorKind::kInput,
               "run.backend = \"cuda\", but this build has no CUDA backend (configure with "
               "TESSERA_CUDA=ON or AUTO on a machine with the CUDA toolkit)");
+}
+
+void MolSolver::solve_device(const DeviceBatch&, void*) const {
+  throw Error(ErrorKind::kInternal, "a device solve was requested from a build without CUDA");
 }
 
 bool cuda_backend_built() {

@@ -17,7 +17,7 @@ namespace {
 // `in` is the group's input box with `ghost` layers.
 [[noreturn]] void report_unphysical(const mesh::Mesh& m, int level, int first_patch,
                                     const kernels::GroupResult& r, const Real* in, int ghost,
-                                    const Real* out, long step, const kernels::Scheme& scheme,
+                                    const Real* out, long step, const GroupSolver& solver,
                                     int nvar) {
   constexpr int g = kernels::kGroupSize;
   const int i = r.bad_cell % g, j = (r.bad_cell / g) % g, k = r.bad_cell / (g * g);
@@ -30,7 +30,7 @@ namespace {
   auto state = [&](const Real* u, int stride, int idx) {
     std::string s;
     for (int v = 0; v < nvar; ++v)
-      s += strprintf("%s%s=%.6e", v ? " " : "", kernels::conserved_name(scheme.physics, v).c_str(),
+      s += strprintf("%s%s=%.6e", v ? " " : "", solver.variable_name(v).c_str(),
                      double(u[v * stride + idx]));
     return s;
   };
@@ -46,19 +46,30 @@ namespace {
 
 }  // namespace
 
-Pipeline::Pipeline(Executor& executor, int groups_per_batch, int ghost, int nvar)
+Pipeline::Pipeline(Executor& executor, int groups_per_batch, const GroupSolver& solver)
     : executor_(executor),
       batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()),
-      ghost_(ghost),
-      nvar_(nvar) {
-  for (auto& s : staging_) s = executor_.allocate(batch_, ghost_, nvar_);
+      shape_(solver.shape()),
+      host_scratch_(solver.host_scratch_reals()),
+      device_scratch_(solver.device_scratch_reals()) {
+  for (auto& s : staging_) s = executor_.allocate(batch_, solver);
 }
 
-void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& groups, int first,
-                           int count, Staging& st, double dt, long step,
-                           const kernels::Scheme& scheme, FluxRegisters& registers,
-                           LevelStepStats& stats) {
-  const int write = m.next_slot(level);
+PassStats GroupPass::run(const LevelStep& step) {
+  if (!pipeline_)
+    throw Error(ErrorKind::kInternal, "pass '" + name() + "' has no pipeline to run through");
+  return pipeline_->run(step, *this);
+}
+
+void Pipeline::close_batch(const LevelStep& s, GroupPass& pass, const GroupSolver& solver,
+                           const std::vector<int>& groups, int first, int count, Staging& st,
+                           PassStats& stats) {
+  mesh::Mesh& m = s.mesh;
+  const FieldRange out = pass.outputs();
+  const bool reflux = pass.refluxes();
+  // Outputs go to the next slot, whatever their time levels: later batches still read the
+  // current state of their neighbours (run() moves one-level fields back when all are done).
+  const int write = m.next_slot(s.level);
   ParallelErrors errors;
 #pragma omp parallel
   {
@@ -66,8 +77,9 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
 #pragma omp for schedule(dynamic)
     for (int g = 0; g < count; ++g)
       errors.run(g, [&] {
-        close_group(m, write, groups[first + g], st.out + g * st.out_reals);
-        registers.close_group(m, groups[first + g], st.flux + g * st.flux_reals, dt);
+        close_group(m, write, groups[first + g], st.out + g * st.out_reals, out);
+        if (reflux)
+          s.registers.close_group(m, groups[first + g], st.flux + g * st.flux_reals, s.dt);
       });
     stream_fence();  // close_group streams into the pool
   }
@@ -75,27 +87,73 @@ void Pipeline::close_batch(mesh::Mesh& m, int level, const std::vector<int>& gro
   for (int g = 0; g < count; ++g) {
     const auto& r = st.results[g];
     if (r.bad_cell >= 0)
-      report_unphysical(m, level, groups[first + g], r, st.in + g * st.in_reals, st.ghost,
-                        st.out + g * st.out_reals, step, scheme, st.nvar);
+      report_unphysical(m, s.level, groups[first + g], r, st.in + g * st.in_reals, st.ghost,
+                        st.out + g * st.out_reals, s.step, solver, st.shape.in_vars);
     stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
     stats.floored += r.floored;
   }
 }
 
-LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, const SolveArgs& args,
-                                       long step, double coarse_weight, FluxRegisters& registers,
-                                       Timers& timers) {
+namespace {
+
+// What run() requires of a pass and its solver before anything is touched.
+void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
+                const GroupShape& shape, std::size_t host, std::size_t device) {
+  const auto fail = [&](const std::string& why) {
+    throw Error(ErrorKind::kInternal, "pass '" + pass.name() + "': " + why);
+  };
+  if (!(solver.shape() == shape) || solver.host_scratch_reals() != host ||
+      solver.device_scratch_reals() != device)
+    fail(strprintf("its solver's shape (ghost %d, %d in, %d out, %d flux variables) is not the "
+                   "one the pipeline was built for (ghost %d, %d in, %d out, %d flux)",
+                   solver.shape().ghost, solver.shape().in_vars, solver.shape().out_vars,
+                   solver.shape().flux_vars, shape.ghost, shape.in_vars, shape.out_vars,
+                   shape.flux_vars));
+  const FieldRange in = pass.inputs(), out = pass.outputs();
+  if (in.count != shape.in_vars || out.count != shape.out_vars || in.first < 0 ||
+      out.first < 0 || in.first + in.count > m.nvar() || out.first + out.count > m.nvar())
+    fail("its input or output fields do not match its solver or the mesh's fields");
+  const auto& fields = m.fields();
+  for (int f = out.first; f < out.first + out.count; ++f)
+    if (fields[f].time_levels != fields[out.first].time_levels)
+      fail("it writes fields with one and with two time levels");
+  if (pass.refluxes()) {
+    const auto corrected = fields.flux_corrected();
+    if (shape.flux_vars != out.count || static_cast<int>(corrected.size()) != out.count ||
+        corrected.front() != out.first)
+      fail("it refluxes, but its outputs are not the flux-corrected fields");
+  }
+}
+
+// Copies the fields `select` accepts from slot `from` to slot `to` of every patch of the
+// level.
+template <class Select>
+void copy_fields(mesh::Mesh& m, int level, int from, int to, Select select) {
   const auto& groups = m.groups(level);
+  for (int f = 0; f < m.nvar(); ++f) {
+    if (!select(f)) continue;
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const Real* src = m.data(from, groups[g] + c) + std::size_t(f) * mesh::kPatchCells;
+        std::copy(src, src + mesh::kPatchCells,
+                  m.data(to, groups[g] + c) + std::size_t(f) * mesh::kPatchCells);
+      }
+  }
+}
+
+}  // namespace
+
+PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
+  mesh::Mesh& m = s.mesh;
+  const GroupSolver& solver = pass.solver(s);
+  check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
+  const FieldRange in = pass.inputs();
+  const auto& groups = m.groups(s.level);
   const int total = static_cast<int>(groups.size());
-  const int read = m.current_slot(level);
+  const int read = m.current_slot(s.level);
   const int batches = (total + batch_ - 1) / batch_;
-  if (kernels::ghost_width(args.scheme.integrator) != ghost_ || args.nvar() != nvar_)
-    throw Error(
-        ErrorKind::kInternal,
-        strprintf("the scheme needs %d ghost layers of %d variables, the pipeline was "
-                  "built for %d of %d",
-                  kernels::ghost_width(args.scheme.integrator), args.nvar(), ghost_, nvar_));
-  LevelStepStats stats;
+  PassStats stats;
   auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
   // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
   // results arrive while batch k runs on the device.
@@ -105,7 +163,7 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
       if (k < batches) {
         Staging& st = *staging_[k % 2];
         {
-          ScopedTimer t(timers, Stage::kPrepare);
+          ScopedTimer t(s.timers, Stage::kPrepare);
           const int first = k * batch_, count = count_of(k);
           long long n_same = 0, n_cf = 0;
           double t_same = 0, t_cf = 0;
@@ -122,8 +180,8 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
             for (int g = 0; g < count; ++g)
               errors.run(g, [&] {
                 const auto t0 = Timers::Clock::now();
-                const bool coarse_fine =
-                    prepare_group(m, read, groups[first + g], ghost_, box.data(), coarse_weight);
+                const bool coarse_fine = prepare_group(m, read, groups[first + g], shape_.ghost,
+                                                       box.data(), s.coarse_weight, in);
                 stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
                 const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
                 if (coarse_fine)
@@ -137,20 +195,19 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
           prepare_stats_.groups[0] += n_same, prepare_stats_.groups[1] += n_cf;
           prepare_stats_.seconds[0] += t_same, prepare_stats_.seconds[1] += t_cf;
         }
-        ScopedTimer t(timers, Stage::kSolve);
-        executor_.submit(args, st, count_of(k));
+        ScopedTimer t(s.timers, Stage::kSolve);
+        executor_.submit(solver, st, count_of(k));
         in_flight[k % 2] = true;
       }
       if (k == 0) continue;
       Staging& prev = *staging_[(k - 1) % 2];
       {
-        ScopedTimer t(timers, Stage::kIdle);
+        ScopedTimer t(s.timers, Stage::kIdle);
         executor_.wait(prev);
         in_flight[(k - 1) % 2] = false;
       }
-      ScopedTimer t(timers, Stage::kClose);
-      close_batch(m, level, groups, (k - 1) * batch_, count_of(k - 1), prev, dt, step, args.scheme,
-                  registers, stats);
+      ScopedTimer t(s.timers, Stage::kClose);
+      close_batch(s, pass, solver, groups, (k - 1) * batch_, count_of(k - 1), prev, stats);
     }
   } catch (...) {
     // A failure while a batch is still on the device (an unphysical cell found in the
@@ -162,7 +219,18 @@ LevelStepStats Pipeline::advance_level(mesh::Mesh& m, int level, double dt, cons
         }
     throw;
   }
-  m.swap_slots(level);
+  // Two-level outputs: the next slot becomes current, with the two-level fields the pass
+  // did not write carried over. One-level outputs: copied back to the current slot.
+  const FieldRange out = pass.outputs();
+  const auto& fields = m.fields();
+  const int cur = m.current_slot(s.level), next = m.next_slot(s.level);
+  if (fields[out.first].time_levels == 2) {
+    copy_fields(m, s.level, cur, next,
+                [&](int f) { return !out.contains(f) && fields[f].time_levels == 2; });
+    m.swap_slots(s.level);
+  } else {
+    copy_fields(m, s.level, next, cur, [&](int f) { return out.contains(f); });
+  }
   return stats;
 }
 

@@ -1,6 +1,9 @@
 // Prepare and close stages: moving a patch group between the patch pool and the
 // solver's contiguous box (GAMER's Prepare_PatchData / closing step, Schive et al. 2010 §3.5).
 #include <algorithm>
+#include <vector>
+
+#include "kernels/group_layout.hpp"
 
 #include "stream_store.hpp"
 #include "tessera/core/error.hpp"
@@ -41,8 +44,11 @@ void fill_from_coarse(const mesh::Mesh& m, const mesh::PatchMeta& base, int ghos
 
 }  // namespace
 
-bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
-                   double coarse_weight) {
+namespace {
+
+// All fields of the mesh.
+bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
+                 double coarse_weight) {
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
@@ -90,18 +96,39 @@ bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Re
   return gathered;
 }
 
-void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior) {
+}  // namespace
+
+bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
+                   double coarse_weight, FieldRange fields) {
+  if (fields.count == 0 || (fields.first == 0 && fields.count == m.nvar()))
+    return prepare_all(m, slot, first_patch, ghost, box, coarse_weight);
+  // A pass that reads some of the fields: the whole box is assembled (interpolation and
+  // boundaries see every field) and its fields copied out. Correct for any fields; a
+  // pass for which this matters can be given its own gather.
+  const std::size_t n3 = kernels::box_cells(ghost);
+  thread_local std::vector<Real> all;
+  all.resize(n3 * m.nvar());
+  const bool coarse = prepare_all(m, slot, first_patch, ghost, all.data(), coarse_weight);
+  std::copy(all.begin() + fields.first * n3, all.begin() + (fields.first + fields.count) * n3,
+            box);
+  return coarse;
+}
+
+void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior,
+                 FieldRange fields) {
   constexpr int g = 2 * kPatchSize;
+  if (fields.count == 0) fields = {0, m.nvar()};
   for (int c = 0; c < mesh::kFamilySize; ++c) {
     Real* data = m.data(slot, first_patch + c);
     const int ox = (c & 1) * kPatchSize, oy = ((c >> 1) & 1) * kPatchSize;
     const int oz = ((c >> 2) & 1) * kPatchSize;
-    for (int v = 0; v < m.nvar(); ++v)
+    for (int v = 0; v < fields.count; ++v)
       for (int z = 0; z < kPatchSize; ++z)
         for (int y = 0; y < kPatchSize; ++y) {
           const Real* from = interior + v * g * g * g + ((z + oz) * g + (y + oy)) * g + ox;
           stream_copy(from, kPatchSize,
-                      data + v * mesh::kPatchCells + (z * kPatchSize + y) * kPatchSize);
+                      data + (fields.first + v) * mesh::kPatchCells +
+                          (z * kPatchSize + y) * kPatchSize);
         }
   }
 }

@@ -80,15 +80,18 @@ Simulation::Simulation(Params params) : params_(std::move(params)), model_(param
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), model_.num_vars());
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
-  args_.scheme = scheme_from_params(params_, model_);
-  args_.params.phys = model_.params();
-  args_.params.scalars = model_.num_scalars();
-  pipeline_ =
-      std::make_unique<Pipeline>(*executor_,
-                                 executor_->name() == std::string("cpu")
-                                     ? 0
-                                     : static_cast<int>(params_.integer("gpu.groups_per_batch")),
-                                 kernels::ghost_width(args_.scheme.integrator), args_.nvar());
+  kernels::MolParams mol{};
+  mol.phys = model_.params();
+  mol.scalars = model_.num_scalars();
+  hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
+  pipeline_ = std::make_unique<Pipeline>(
+      *executor_,
+      executor_->name() == std::string("cpu")
+          ? 0
+          : static_cast<int>(params_.integer("gpu.groups_per_batch")),
+      hydro_->mol());
+  hydro_->set_pipeline(pipeline_.get());
+  schedule_ = {hydro_.get()};
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
 }
@@ -233,13 +236,18 @@ double Simulation::root_dt() const {
   return dt;
 }
 
+// One step of `level`: its passes in order (schedule_), then two half steps (or one
+// shared step) of the finer level, whose fluxes then correct this level's and whose
+// average replaces the covered cells.
 void Simulation::advance(int level, double dt, double coarse_weight) {
-  SolveArgs args = args_;
-  args.params.dt_over_dx = Real(dt / mesh_->dx(level));
-  const LevelStepStats stats = pipeline_->advance_level(*mesh_, level, dt, args, step_ + 1,
-                                                        coarse_weight, registers_, timers_);
-  speeds_[level] = stats.max_speed;
-  floored_ += stats.floored;
+  const LevelStep step{*mesh_, level, dt, coarse_weight, step_ + 1, registers_, timers_};
+  double speed = 0;
+  for (Pass* pass : schedule_) {
+    const PassStats s = pass->run(step);
+    speed = std::max(speed, s.max_speed);
+    floored_ += s.floored;
+  }
+  speeds_[level] = speed;
   ++level_steps_[level];
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
   if (level + 1 >= mesh_->num_levels()) return;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
+#include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/pipeline.hpp"
 
 namespace tessera::evolve {
@@ -21,18 +22,17 @@ class FakeDevice final : public Executor {
  public:
   const char* name() const override { return "fake"; }
   int preferred_batch() const override { return 5; }
-  std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) override {
-    return std::make_unique<HostStaging>(groups, ghost, nvar);
+  std::unique_ptr<Staging> allocate(int groups, const GroupSolver& solver) override {
+    return std::make_unique<HostStaging>(groups, solver.shape());
   }
-  void submit(const SolveArgs& args, Staging& s, int count) override {
+  void submit(const GroupSolver& solver, Staging& s, int count) override {
     if (pending_.count(&s)) reused_before_wait = true;
     submitted.push_back(count);
-    pending_[&s] = std::async(std::launch::async, [&s, args, count] {
-      std::vector<Real> scratch(kernels::mol_scratch_reals(s.nvar));
+    pending_[&s] = std::async(std::launch::async, [&s, &solver, count] {
+      std::vector<Real> scratch(solver.host_scratch_reals());
       for (int g = 0; g < count; ++g)
-        kernels::mol_group_cpu(args.scheme, args.params, s.in + g * s.in_reals,
-                               s.out + g * s.out_reals, s.flux + g * s.flux_reals, s.results + g,
-                               kernels::mol_scratch_view(scratch.data(), s.nvar));
+        solver.solve_host(s.in + g * s.in_reals, s.out + g * s.out_reals,
+                          s.flux + g * s.flux_reals, s.results + g, scratch.data());
     });
     order.push_back(&s);
   }
@@ -76,6 +76,20 @@ void fill(mesh::Mesh& m) {
     }
 }
 
+// The hydro pass of adiabatic gas with the given integrator.
+HydroPass hydro_pass(kernels::Integrator integrator) {
+  kernels::Scheme scheme;
+  scheme.integrator = integrator;
+  kernels::MolParams params{};
+  params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
+  return HydroPass(scheme, params);
+}
+
+// A level step of level 0 with dt / dx = 0.1 on the 1/32 grid of periodic_box().
+LevelStep step_of(mesh::Mesh& m, FluxRegisters& r, Timers& t, long step) {
+  return {m, 0, 0.1 / 32, 1.0, step, r, t};
+}
+
 // Both integrators: the staging and strides follow the ghost width of each.
 class PipelineIntegrator : public ::testing::TestWithParam<kernels::Integrator> {};
 
@@ -86,11 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Integrators, PipelineIntegrator,
                          });
 
 TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
-  SolveArgs args{};
-  args.scheme.integrator = GetParam();
-  const int ghost = kernels::ghost_width(GetParam());
-  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
-  args.params.dt_over_dx = Real(0.1);
+  HydroPass pa = hydro_pass(GetParam()), pb = hydro_pass(GetParam());
   mesh::Mesh a(periodic_box(), 5), b(periodic_box(), 5);
   fill(a);
   fill(b);
@@ -99,12 +109,14 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   rb.build(b);
   Timers timers;
   auto cpu = make_cpu_executor();
-  Pipeline reference(*cpu, 4, ghost, 5);
+  Pipeline reference(*cpu, 4, pa.mol());
   FakeDevice fake;
-  Pipeline pipelined(fake, 0, ghost, 5);  // the device's preferred batch: 5 groups
+  Pipeline pipelined(fake, 0, pb.mol());  // the device's preferred batch: 5 groups
+  pa.set_pipeline(&reference);
+  pb.set_pipeline(&pipelined);
   for (int step = 0; step < 3; ++step) {
-    const auto sa = reference.advance_level(a, 0, 0.1 / 32, args, step, 1.0, ra, timers);
-    const auto sb = pipelined.advance_level(b, 0, 0.1 / 32, args, step, 1.0, rb, timers);
+    const auto sa = pa.run(step_of(a, ra, timers, step));
+    const auto sb = pb.run(step_of(b, rb, timers, step));
     EXPECT_EQ(sa.max_speed, sb.max_speed);
   }
   // 12 groups in batches of 5, 5, 2, three times; every batch waited for, in order,
@@ -120,10 +132,7 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
 }
 
 TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
-  SolveArgs args{};
-  args.scheme.integrator = GetParam();
-  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
-  args.params.dt_over_dx = Real(0.1);
+  HydroPass pass = hydro_pass(GetParam());
   mesh::Mesh m(periodic_box(), 5);
   fill(m);
   // A non-finite energy in one cell of the first batch: floors cannot repair it.
@@ -133,35 +142,35 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, kernels::ghost_width(GetParam()), 5);
+  Pipeline pipeline(fake, 0, pass.mol());
+  pass.set_pipeline(&pipeline);
   try {
-    pipeline.advance_level(m, 0, 0.1 / 32, args, 42, 1.0, r, timers);
+    pass.run(step_of(m, r, timers, 42));
     FAIL() << "no error for a non-finite state";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kNumerical);
     const std::string what = e.what();
     EXPECT_NE(what.find("unphysical state at step 42"), std::string::npos) << what;
     EXPECT_NE(what.find("level 0, patch"), std::string::npos) << what;
-    EXPECT_NE(what.find("nan"), std::string::npos) << what;
+    EXPECT_NE(what.find("engy=nan"), std::string::npos) << what;
   }
   // The batch submitted after the failing one was waited for before the error left.
   EXPECT_TRUE(fake.idle());
 }
 
 TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
-  SolveArgs args{};
-  args.scheme.integrator = kernels::Integrator::kVl2;
-  args.params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
-  args.params.dt_over_dx = Real(0.1);
+  HydroPass rk2 = hydro_pass(kernels::Integrator::kRk2);
+  HydroPass vl2 = hydro_pass(kernels::Integrator::kVl2);
   mesh::Mesh m(periodic_box(), 5);
   fill(m);
   FluxRegisters r;
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, kernels::kGhostRk2, 5);
+  Pipeline pipeline(fake, 0, rk2.mol());
+  vl2.set_pipeline(&pipeline);
   try {
-    pipeline.advance_level(m, 0, 0.1 / 32, args, 1, 1.0, r, timers);
+    vl2.run(step_of(m, r, timers, 1));
     FAIL() << "a vl2 scheme ran on staging built for rk2";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInternal);

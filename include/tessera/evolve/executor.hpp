@@ -8,47 +8,25 @@
 #include <vector>
 
 #include "kernels/group_layout.hpp"
-#include "kernels/mol_cpu.hpp"
+#include "tessera/evolve/group_solver.hpp"
 
 namespace tessera::evolve {
-
-struct SolveArgs {
-  kernels::Scheme scheme;
-  kernels::MolParams params;
-  // Variables of the solver's boxes: the physics' and the passive scalars.
-  int nvar() const { return kernels::solver_vars(scheme, params.scalars); }
-};
-
-// Per-group buffer sizes, in Reals, for boxes of nvar variables. The input box depends on
-// the integrator's ghost width (kernels::ghost_width): nvar * 24^3 for rk2, nvar * 22^3
-// for vl2.
-constexpr std::size_t group_in_reals(int ghost, int nvar) {
-  return std::size_t(nvar) * kernels::box_cells(ghost);
-}
-constexpr std::size_t group_out_reals(int nvar) {
-  return std::size_t(nvar) * kernels::kGroupCells;
-}
-constexpr std::size_t group_flux_reals(int nvar) {
-  return std::size_t(kernels::kNumFluxPlanes) * nvar * kernels::kFaceCells;
-}
 
 // Host staging of one batch: prepared inputs and the solver's outputs. A device executor
 // allocates it in pinned memory (and owns the matching device buffers).
 class Staging {
  public:
   virtual ~Staging() = default;
-  // Sets the sizes below for groups of `ghost` layers and `nvar` variables.
-  void set_shape(int groups, int ghost_layers, int vars) {
-    capacity = groups, ghost = ghost_layers, nvar = vars;
-    in_reals = group_in_reals(ghost, nvar);
-    out_reals = group_out_reals(nvar);
-    flux_reals = group_flux_reals(nvar);
+  // Sets the sizes below for `groups` groups of the given shape.
+  void set_shape(int groups, const GroupShape& s) {
+    capacity = groups, shape = s, ghost = s.ghost;
+    in_reals = s.in_reals(), out_reals = s.out_reals(), flux_reals = s.flux_reals();
   }
-  int ghost = 0;                            // ghost layers of the input boxes
-  int nvar = 0;                             // variables of every box
-  std::size_t in_reals = 0;                 // group_in_reals(ghost, nvar): one group's input
-  std::size_t out_reals = 0;                // group_out_reals(nvar)
-  std::size_t flux_reals = 0;               // group_flux_reals(nvar)
+  GroupShape shape;            // what one group holds
+  int ghost = 0;               // ghost layers of the input boxes
+  std::size_t in_reals = 0;    // one group's input box
+  std::size_t out_reals = 0;   // one group's interior output
+  std::size_t flux_reals = 0;  // one group's flux planes
   Real* in = nullptr;                       // capacity * in_reals
   Real* out = nullptr;                      // capacity * out_reals
   Real* flux = nullptr;                     // capacity * flux_reals
@@ -59,7 +37,7 @@ class Staging {
 // Staging in ordinary host memory (the CPU executor's, and tests').
 class HostStaging final : public Staging {
  public:
-  HostStaging(int groups, int ghost, int nvar);
+  HostStaging(int groups, const GroupShape& shape);
 
  private:
   std::vector<Real> in_, out_, flux_;
@@ -76,14 +54,13 @@ class Executor {
  public:
   virtual ~Executor() = default;
   virtual const char* name() const = 0;
-  // Host staging for `groups` groups whose input boxes have `ghost` layers of `nvar`
-  // variables.
-  virtual std::unique_ptr<Staging> allocate(int groups, int ghost, int nvar) = 0;
-  // Starts advancing the first `count` groups of `staging`, whose ghost width and
-  // variables must be those of args (ghost_width(args.scheme.integrator), args.nvar()); may return
-  // before they are done (the CPU executor finishes them first). The caller must not touch
-  // `staging` until wait() has returned.
-  virtual void submit(const SolveArgs& args, Staging& staging, int count) = 0;
+  // Host staging (and, for a device, its buffers) for `groups` groups of `solver`.
+  virtual std::unique_ptr<Staging> allocate(int groups, const GroupSolver& solver) = 0;
+  // Starts solving the first `count` groups of `staging`, which must have been allocated
+  // for a solver of the same shape and scratch; may return before they are done (the CPU
+  // executor finishes them first). The caller must not touch `staging` or change `solver`
+  // until wait() has returned.
+  virtual void submit(const GroupSolver& solver, Staging& staging, int count) = 0;
   virtual void wait(Staging& staging) = 0;
   virtual DeviceTimes device_times() const { return {}; }
   // Pinned host-to-device bandwidth measured on this machine (bytes/s); 0 on the CPU.

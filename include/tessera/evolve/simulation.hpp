@@ -13,6 +13,7 @@
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/flux_register.hpp"
+#include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/evolve/refinement.hpp"
@@ -125,12 +126,13 @@ class Simulation {
   std::unique_ptr<mesh::Mesh> mesh_;
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<Executor> executor_;
-  std::unique_ptr<Pipeline> pipeline_;
+  std::unique_ptr<Pipeline> pipeline_;     // the hydro pass's
+  std::unique_ptr<HydroPass> hydro_;
+  std::vector<Pass*> schedule_;            // the passes of a level step, in order
   FluxRegisters registers_;
   RefinementParams refinement_;
   MemoryEstimate memory_;
   bool subcycle_ = true;
-  SolveArgs args_{};
   std::vector<double> speeds_;  // last max signal speed per level
   std::vector<long> level_steps_;
   long long cell_updates_ = 0;

@@ -1,0 +1,40 @@
+// The method-of-lines solver (kernels/mol_stages.hpp) as a GroupSolver: every physics,
+// reconstruction, Riemann solver and integrator, with passive scalars.
+#pragma once
+
+#include "kernels/scheme.hpp"
+#include "tessera/evolve/group_solver.hpp"
+
+namespace tessera::evolve {
+
+class MolSolver final : public GroupSolver {
+ public:
+  MolSolver(const kernels::Scheme& scheme, const kernels::MolParams& params)
+      : scheme_(scheme), params_(params) {}
+
+  const kernels::Scheme& scheme() const { return scheme_; }
+  const kernels::MolParams& params() const { return params_; }
+  // The level's dt / dx, set before each level step.
+  void set_dt_over_dx(Real dt_over_dx) { params_.dt_over_dx = dt_over_dx; }
+  int nvar() const { return kernels::solver_vars(scheme_, params_.scalars); }
+
+  GroupShape shape() const override {
+    const int n = nvar();
+    return {kernels::ghost_width(scheme_.integrator), n, n, n};
+  }
+  std::size_t host_scratch_reals() const override;
+  // The primitives, the stage state and three flux arrays of the box.
+  std::size_t device_scratch_reals() const override { return 5 * shape().in_reals(); }
+  void solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
+                  Real* scratch) const override;
+  void solve_device(const DeviceBatch& b, void* stream) const override;  // mol_solver_cuda.cu
+  std::string variable_name(int v) const override {
+    return kernels::conserved_name(scheme_.physics, v);
+  }
+
+ private:
+  kernels::Scheme scheme_;
+  kernels::MolParams params_;
+};
+
+}  // namespace tessera::evolve

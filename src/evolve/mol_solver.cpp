@@ -1,0 +1,17 @@
+#include "tessera/evolve/mol_solver.hpp"
+
+#include "kernels/mol_cpu.hpp"
+
+namespace tessera::evolve {
+
+std::size_t MolSolver::host_scratch_reals() const {
+  return kernels::mol_scratch_reals(nvar());
+}
+
+void MolSolver::solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
+                           Real* scratch) const {
+  kernels::mol_group_cpu(scheme_, params_, in, out, flux, result,
+                         kernels::mol_scratch_view(scratch, nvar()));
+}
+
+}  // namespace tessera::evolve
