@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kernels/group_layout.hpp"
-#include "kernels/hydro_state.hpp"
+#include "kernels/mol_hydro_cpu.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -74,19 +74,19 @@ int effective_threads(const Params& params, std::string* note) {
   return procs;
 }
 
-MemoryEstimate estimate_memory(const Params& params, bool cuda) {
+MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
   MemoryEstimate e;
   const auto geo = mesh::geometry_from_params(params);
   const double real = sizeof(Real);
   e.threads = effective_threads(params, nullptr);
-  e.patch_bytes = 2.0 * kernels::kNumHydroVars * mesh::kPatchCells * real;
+  e.patch_bytes = 2.0 * fields * mesh::kPatchCells * real;
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
   const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost)) * real;
   const double group = in + (kGroupOutReals + kGroupFluxReals) * real;
-  const double scratch =
-      4.0 * kernels::kNumHydroVars * kernels::box_cells(kernels::kMaxGhost) * real;
+  // The solver's own scratch per thread.
+  const double scratch = static_cast<double>(kernels::mol_scratch_reals()) * real;
   if (cuda) {
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
     // (about 132 on the largest GPUs); device buffers per group: the box, primitives,

@@ -172,7 +172,6 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.attribute(f, "Time", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {}, &state.time);
     w.attribute(f, "Step", H5T_STD_I64LE, H5T_NATIVE_INT64, {}, &state.step);
     w.attribute(f, "NumLevels", H5T_STD_I32LE, H5T_NATIVE_INT, {}, &nlev);
-    w.string_array_attribute(f, "Variables", {"dens", "mom1", "mom2", "mom3", "engy"});
 
     // Loop state: one checksummed dataset per quantity.
     Handle st = w.group(f, "state");
@@ -194,7 +193,7 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     i64("cell_updates", &state.cell_updates, 1);
     i64("regrid_count", &state.regrid_count, 1);
     i64("floored", &state.floored, 1);
-    f64("initial_totals", state.initial_totals.data(), 5);
+    f64("initial_totals", state.initial_totals.data(), state.initial_totals.size());
 
     // The octree: the parent coordinates of every family above the root (what rebuilds
     // the mesh in the same order), and every patch's level and corner (what the reader
@@ -222,9 +221,24 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.checked_dataset(mg.get(), "corners", H5T_STD_I32LE, H5T_NATIVE_INT, {np, 3}, corners.data(),
                       65536);
 
-    // Field data: the current time level of each level, conserved variables, in the
-    // build's precision [patch][var][z][y][x].
+    // Field data: the current time level of each level, the fields in pool order, in the
+    // build's precision [patch][var][z][y][x]. Every field is written, those that are not
+    // `checkpointed` too: each level stays one slab of the pool, written with no copy, and
+    // FieldCheckpointed records which ones a restart needs (all fields of every physics so
+    // far). The reader compares FieldNames with the run's fields.
     Handle dg = w.group(f, "data");
+    const mesh::FieldRegistry& fields = m.fields();
+    std::vector<std::string> names;
+    std::vector<int> checkpointed;
+    for (const auto& field : fields.all()) {
+      names.push_back(field.name);
+      checkpointed.push_back(field.checkpointed ? 1 : 0);
+    }
+    const int nfields = fields.size();
+    w.attribute(dg.get(), "NumFields", H5T_STD_I32LE, H5T_NATIVE_INT, {}, &nfields);
+    w.string_array_attribute(dg.get(), "FieldNames", names);
+    w.attribute(dg.get(), "FieldCheckpointed", H5T_STD_I32LE, H5T_NATIVE_INT,
+                {static_cast<hsize_t>(nfields)}, checkpointed.data());
     const hsize_t n = mesh::kPatchSize;
     for (int level = 0; level < nlev; ++level) {
       const auto [first, count] = level_patch_range(m, level);

@@ -1,6 +1,7 @@
 // Checkpoint reader (layout: docs/checkpoints.md; the writer is checkpoint.cpp). It checks
-// the format, its version, the precision and the shape of everything before it trusts a
-// number; every dataset's Fletcher32 checksum and XXH3-64 digest are checked as it is read.
+// the format, its version, the precision, the fields and the shape of everything before it
+// trusts a number; every dataset's Fletcher32 checksum and XXH3-64 digest are checked as it
+// is read.
 #include <algorithm>
 #include <filesystem>
 #include <string>
@@ -48,6 +49,28 @@ class Reader : public Hdf5File {
     std::vector<char> buf(H5Tget_size(type.get()) + 1, '\0');
     check(H5Aread(attr.get(), type.get(), buf.data()), step);
     return std::string(buf.data());
+  }
+
+  // A one-dimensional array of fixed-length strings (string_array_attribute's layout).
+  std::vector<std::string> string_array_attribute(hid_t loc, const char* name) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle type = own(H5Aget_type(attr.get()), H5Tclose, step);
+    Handle space = own(H5Aget_space(attr.get()), H5Sclose, step);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0 ||
+        H5Sget_simple_extent_ndims(space.get()) != 1)
+      corrupt(std::string("attribute '") + name + "' is not an array of fixed-length strings");
+    const std::size_t count = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+    const std::size_t length = H5Tget_size(type.get());
+    std::vector<char> buf(count * length + 1, '\0');
+    check(H5Aread(attr.get(), type.get(), buf.data()), step);
+    std::vector<std::string> out(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const char* text = buf.data() + i * length;
+      out[i].assign(text, std::find(text, text + length, '\0'));
+    }
+    return out;
   }
 
   template <class T>
@@ -118,6 +141,16 @@ class Reader : public Hdf5File {
  private:
   bool digests_;
 };
+
+// The fields of a checkpoint written before /data carried FieldNames: hydrodynamics with
+// total energy and no scalars (mesh::hydro_fields(true, 0)).
+const std::vector<std::string> kLegacyFields = {"rho", "vel1", "vel2", "vel3", "press"};
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return "(" + s + ")";
+}
 
 // The NumLevels attribute, checked against what a mesh can hold.
 int stored_levels(const Reader& r, hid_t f) {
@@ -202,7 +235,10 @@ CheckpointState CheckpointReader::state() const {
   s.cell_updates = r.one<std::int64_t>(f, "state/cell_updates", H5T_NATIVE_INT64);
   s.regrid_count = r.one<std::int64_t>(f, "state/regrid_count", H5T_NATIVE_INT64);
   s.floored = r.one<std::int64_t>(f, "state/floored", H5T_NATIVE_INT64);
-  r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {5}, s.initial_totals.data());
+  // One total per field: 5 in a file without FieldNames.
+  s.initial_totals.resize(field_names().size());
+  r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {hsize_t(s.initial_totals.size())},
+            s.initial_totals.data());
   return s;
 }
 
@@ -228,7 +264,29 @@ mesh::Hierarchy CheckpointReader::hierarchy() const {
   return h;
 }
 
+std::vector<std::string> CheckpointReader::field_names() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, has_digests());
+  const hid_t f = static_cast<hid_t>(file_);
+  if (H5Lexists(f, "data", H5P_DEFAULT) <= 0) r.corrupt("group 'data' is missing");
+  Handle dg = r.own(H5Gopen2(f, "data", H5P_DEFAULT), H5Gclose, "opening group 'data'");
+  if (H5Aexists(dg.get(), "FieldNames") <= 0) return kLegacyFields;
+  std::vector<std::string> names = r.string_array_attribute(dg.get(), "FieldNames");
+  if (names.empty() || r.scalar_attribute<int>(dg.get(), "NumFields", H5T_NATIVE_INT) !=
+                           static_cast<int>(names.size()))
+    r.corrupt("the FieldNames and NumFields attributes of 'data' disagree");
+  return names;
+}
+
 void CheckpointReader::read_data(mesh::Mesh& m) const {
+  const std::vector<std::string> stored = field_names();
+  std::vector<std::string> wanted;
+  for (const auto& field : m.fields().all()) wanted.push_back(field.name);
+  if (stored != wanted)
+    Reader(path_, false)
+        .incompatible("it holds the fields " + name_list(stored) + " but this run has " +
+                      name_list(wanted) + ": restart with the physics (e.g. the passive scalars) " +
+                      "of the run that wrote it");
   const detail::QuietHdf5Errors quiet;
   const Reader r(path_, has_digests());
   const hid_t f = static_cast<hid_t>(file_);
@@ -269,10 +327,10 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
 }
 
 std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& geometry,
-                                                        int nvar) const {
+                                                        const mesh::FieldRegistry& fields) const {
   std::unique_ptr<mesh::Mesh> m;
   try {
-    m = std::make_unique<mesh::Mesh>(geometry, nvar, hierarchy());
+    m = std::make_unique<mesh::Mesh>(geometry, fields, hierarchy());
   } catch (const Error& e) {
     // The constructor reports a missing parent as a bug; here it is a damaged file.
     if (e.kind() != ErrorKind::kInternal) throw;

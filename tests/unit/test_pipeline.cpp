@@ -91,7 +91,8 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   const int ghost = kernels::ghost_width(GetParam());
   args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
-  mesh::Mesh a(periodic_box(), 5), b(periodic_box(), 5);
+  mesh::Mesh a(periodic_box(), mesh::hydro_fields(true, 0)),
+      b(periodic_box(), mesh::hydro_fields(true, 0));
   fill(a);
   fill(b);
   FluxRegisters ra, rb;
@@ -124,7 +125,7 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
   args.scheme.integrator = GetParam();
   args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
-  mesh::Mesh m(periodic_box(), 5);
+  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
   fill(m);
   // A non-finite energy in one cell of the first batch: floors cannot repair it.
   const int bad_patch = m.groups(0)[1] + 3;
@@ -153,7 +154,7 @@ TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   args.scheme.integrator = kernels::Integrator::kVl2;
   args.params.eos = {Real(1.4), Real(1e-10), Real(1e-12)};
   args.params.dt_over_dx = Real(0.1);
-  mesh::Mesh m(periodic_box(), 5);
+  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
   fill(m);
   FluxRegisters r;
   r.build(m);
