@@ -11,7 +11,7 @@
 namespace tessera::mesh::testing {
 
 inline Mesh rebuild(const Mesh& old, const Hierarchy& next) {
-  Mesh m(old.geometry(), old.nvar(), next);
+  Mesh m(old.geometry(), old.fields(), next);
   CoarseBox scratch;
   for (int level = 0; level < m.num_levels(); ++level)
     for (int g : m.groups(level)) {

@@ -79,7 +79,8 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   // The memory the run needs, against what this machine has (checked the same way by run).
   const std::string& backend = params.string("run.backend");
   const bool cuda = backend == "cuda" || (backend == "auto" && evolve::cuda_device_available());
-  const evolve::MemoryEstimate memory = evolve::estimate_memory(params, cuda);
+  const evolve::MemoryEstimate memory =
+      evolve::estimate_memory(params, cuda, evolve::run_fields(params).size());
   evolve::check_initial_memory(params, memory);
   std::string source;
   const double available = evolve::host_memory_available(params, 0, &source);
@@ -99,7 +100,7 @@ int command_verify(const std::string& path) {
       checkpoint.header().parameters, "checkpoint '" + path + "'", {}, parameter_schema());
   const io::CheckpointState state = checkpoint.state();
   const auto m =
-      checkpoint.read_mesh(mesh::geometry_from_params(params), physics::Model(params).num_vars());
+      checkpoint.read_mesh(mesh::geometry_from_params(params), evolve::run_fields(params));
   std::printf(
       "%s: Tessera checkpoint format %d, written by Tessera %s\n"
       "problem %s, step %lld, t = %.17g\n"

@@ -31,7 +31,8 @@ int child_pos(int c, int d) {
 }  // namespace
 
 void FluxRegisters::build(const mesh::Mesh& m) {
-  nvar_ = m.nvar();
+  flux_vars_ = m.fields().flux_corrected();
+  nflux_ = static_cast<int>(flux_vars_.size());
   registers_.assign(m.num_levels(), {});
   index_.assign(m.num_levels(), {});
   for (int level = 0; level + 1 < m.num_levels(); ++level)
@@ -43,7 +44,7 @@ void FluxRegisters::build(const mesh::Mesh& m) {
           const int q = m.patch(p).neighbour[face_neighbour(face)];
           if (q == mesh::kNoPatch || m.patch(q).is_leaf()) continue;
           index_[level][key(p, face)] = static_cast<int>(registers_[level].size());
-          registers_[level].push_back({p, face, std::vector<Real>(nvar_ * kFacePatchCells, 0)});
+          registers_[level].push_back({p, face, std::vector<Real>(nflux_ * kFacePatchCells, 0)});
         }
       }
   patch_runs_.assign(m.num_levels(), {});
@@ -68,7 +69,7 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
   const Real rdt = Real(dt);
   constexpr int g = kernels::kGroupSize;
   auto plane_value = [&](int dir, int plane, int v, int a, int b) {
-    return planes[(kernels::flux_plane(dir, plane) * nvar_ + v) * kernels::kFaceCells + a * g + b];
+    return planes[(kernels::flux_plane(dir, plane) * nflux_ + v) * kernels::kFaceCells + a * g + b];
   };
   // Coarse side: this group's leaf patches with registered faces.
   for (int c = 0; c < mesh::kFamilySize; ++c) {
@@ -81,7 +82,7 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
       int a0, b0;
       transverse(dir, pos, a0, b0);
       const int plane = child_pos(c, dir) + side;
-      for (int v = 0; v < nvar_; ++v)
+      for (int v = 0; v < nflux_; ++v)
         for (int a = 0; a < kPatchSize; ++a)
           for (int b = 0; b < kPatchSize; ++b)
             r->data[(v * kPatchSize + a) * kPatchSize + b] -=
@@ -97,7 +98,7 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
     Register* r = find(level - 1, q, face ^ 1);
     if (!r) continue;
     const int dir = face / 2, plane = 2 * (face % 2);
-    for (int v = 0; v < nvar_; ++v)
+    for (int v = 0; v < nflux_; ++v)
       for (int a = 0; a < kPatchSize; ++a)
         for (int b = 0; b < kPatchSize; ++b) {
           const Real sum = plane_value(dir, plane, v, 2 * a, 2 * b) +
@@ -135,9 +136,9 @@ void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
       if (dir == 1) pos[2] = a, pos[0] = b;
       if (dir == 2) pos[1] = a, pos[0] = b;
       const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
-      for (int v = 0; v < nvar_; ++v) {
+      for (int v = 0; v < nflux_; ++v) {
         Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];
-        u[v * mesh::kPatchCells + cell] += sign * inv_dx * reg;
+        u[flux_vars_[v] * mesh::kPatchCells + cell] += sign * inv_dx * reg;
         reg = 0;
       }
     }

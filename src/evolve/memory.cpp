@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/group_layout.hpp"
+#include "kernels/mol_cpu.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -74,18 +75,20 @@ int effective_threads(const Params& params, std::string* note) {
   return procs;
 }
 
-MemoryEstimate estimate_memory(const Params& params, bool cuda) {
+MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
   MemoryEstimate e;
   const auto geo = mesh::geometry_from_params(params);
   const double real = sizeof(Real);
   e.threads = effective_threads(params, nullptr);
-  const int nvar = physics::Model(params).num_vars();
+  const int nvar = fields;
   e.patch_bytes = 2.0 * nvar * mesh::kPatchCells * real;
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
-  const double in = static_cast<double>(group_in_reals(kernels::kMaxGhost, nvar)) * real;
-  const double group = in + double(group_out_reals(nvar) + group_flux_reals(nvar)) * real;
+  const GroupShape shape{kernels::kMaxGhost, nvar, nvar, nvar};
+  const double in = static_cast<double>(shape.in_reals()) * real;
+  const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
+  // The solver's own scratch per thread.
   const double scratch = static_cast<double>(kernels::mol_scratch_reals(nvar)) * real;
   if (cuda) {
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
@@ -94,8 +97,7 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda) {
     const long long per_batch = params.integer("gpu.groups_per_batch");
     const double batch = per_batch > 0 ? static_cast<double>(per_batch) : 132.0;
     e.buffer_bytes = 2 * batch * group + e.threads * in;
-    e.device_bytes =
-        2 * batch * (6 * in + double(group_out_reals(nvar) + group_flux_reals(nvar)) * real);
+    e.device_bytes = 2 * batch * (6 * in + double(shape.out_reals() + shape.flux_reals()) * real);
   } else {
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);

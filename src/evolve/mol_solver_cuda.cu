@@ -7,8 +7,9 @@ namespace tessera::evolve {
 
 void MolSolver::solve_device(const DeviceBatch& b, void* stream) const {
   const std::size_t box = shape().in_reals() * b.count;
-  const kernels::BoxArrays a{b.in,  b.scratch, b.scratch + box, b.scratch + 2 * box, b.out,
-                             b.flux, b.results, b.count,        nvar()};
+  const kernels::BoxArrays a{b.in,  b.scratch, b.scratch + box, b.scratch + 2 * box,
+                             b.out, b.flux,    b.results,       b.count,
+                             nvar()};
   kernels::launch_mol(scheme_, a, params_, static_cast<cudaStream_t>(stream));
 }
 

@@ -104,14 +104,14 @@ void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
   };
   if (!(solver.shape() == shape) || solver.host_scratch_reals() != host ||
       solver.device_scratch_reals() != device)
-    fail(strprintf("its solver's shape (ghost %d, %d in, %d out, %d flux variables) is not the "
-                   "one the pipeline was built for (ghost %d, %d in, %d out, %d flux)",
-                   solver.shape().ghost, solver.shape().in_vars, solver.shape().out_vars,
-                   solver.shape().flux_vars, shape.ghost, shape.in_vars, shape.out_vars,
-                   shape.flux_vars));
+    fail(strprintf(
+        "its solver's shape (ghost %d, %d in, %d out, %d flux variables) is not the "
+        "one the pipeline was built for (ghost %d, %d in, %d out, %d flux)",
+        solver.shape().ghost, solver.shape().in_vars, solver.shape().out_vars,
+        solver.shape().flux_vars, shape.ghost, shape.in_vars, shape.out_vars, shape.flux_vars));
   const FieldRange in = pass.inputs(), out = pass.outputs();
-  if (in.count != shape.in_vars || out.count != shape.out_vars || in.first < 0 ||
-      out.first < 0 || in.first + in.count > m.nvar() || out.first + out.count > m.nvar())
+  if (in.count != shape.in_vars || out.count != shape.out_vars || in.first < 0 || out.first < 0 ||
+      in.first + in.count > m.nvar() || out.first + out.count > m.nvar())
     fail("its input or output fields do not match its solver or the mesh's fields");
   const auto& fields = m.fields();
   for (int f = out.first; f < out.first + out.count; ++f)

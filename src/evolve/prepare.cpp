@@ -109,8 +109,7 @@ bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Re
   thread_local std::vector<Real> all;
   all.resize(n3 * m.nvar());
   const bool coarse = prepare_all(m, slot, first_patch, ghost, all.data(), coarse_weight);
-  std::copy(all.begin() + fields.first * n3, all.begin() + (fields.first + fields.count) * n3,
-            box);
+  std::copy(all.begin() + fields.first * n3, all.begin() + (fields.first + fields.count) * n3, box);
   return coarse;
 }
 
@@ -126,9 +125,9 @@ void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior,
       for (int z = 0; z < kPatchSize; ++z)
         for (int y = 0; y < kPatchSize; ++y) {
           const Real* from = interior + v * g * g * g + ((z + oz) * g + (y + oy)) * g + ox;
-          stream_copy(from, kPatchSize,
-                      data + (fields.first + v) * mesh::kPatchCells +
-                          (z * kPatchSize + y) * kPatchSize);
+          stream_copy(
+              from, kPatchSize,
+              data + (fields.first + v) * mesh::kPatchCells + (z * kPatchSize + y) * kPatchSize);
         }
   }
 }

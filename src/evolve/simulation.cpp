@@ -61,7 +61,12 @@ void restrict_level(mesh::Mesh& m, int level) {
 
 }  // namespace
 
-Simulation::Simulation(Params params) : params_(std::move(params)), model_(params_) {
+mesh::FieldRegistry run_fields(const Params& params) {
+  return physics::Model(params).fields();
+}
+
+Simulation::Simulation(Params params)
+    : params_(std::move(params)), model_(params_), fields_(run_fields(params_)) {
   std::string note;
   const int threads = effective_threads(params_, &note);
   if (!note.empty()) log_line("note: %s", note.c_str());
@@ -70,26 +75,27 @@ Simulation::Simulation(Params params) : params_(std::move(params)), model_(param
   run_id_ = io::new_run_id();
   const bool cuda = params_.string("run.backend") == "cuda" ||
                     (params_.string("run.backend") == "auto" && cuda_device_available());
-  memory_ = estimate_memory(params_, cuda);
+  memory_ = estimate_memory(params_, cuda, fields_.size());
   {
     std::string source;
     const double available = host_memory_available(params_, 0, &source);
     log_line("%s", memory_summary(memory_, available, source).c_str());
   }
   check_initial_memory(params_, memory_);  // before the root level is allocated
-  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), model_.num_vars());
+  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), fields_);
+  log_line("equations: %s", model_.describe().c_str());
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
   kernels::MolParams mol{};
   mol.phys = model_.params();
   mol.scalars = model_.num_scalars();
   hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
-  pipeline_ = std::make_unique<Pipeline>(
-      *executor_,
-      executor_->name() == std::string("cpu")
-          ? 0
-          : static_cast<int>(params_.integer("gpu.groups_per_batch")),
-      hydro_->mol());
+  pipeline_ =
+      std::make_unique<Pipeline>(*executor_,
+                                 executor_->name() == std::string("cpu")
+                                     ? 0
+                                     : static_cast<int>(params_.integer("gpu.groups_per_batch")),
+                                 hydro_->mol());
   hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
   refinement_ = RefinementParams::from_params(params_);
@@ -154,7 +160,7 @@ void Simulation::initialize() {
     if (mesh_->has_hierarchy(h)) break;
     check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                       true);
-    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), model_.num_vars(), h);
+    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h);
     fill_from_problem(*next);
     mesh_ = std::move(next);
   }
@@ -256,70 +262,6 @@ void Simulation::advance(int level, double dt, double coarse_weight) {
   ScopedTimer t(timers_, Stage::kReflux);
   restrict_level(*mesh_, level + 1);
   registers_.reflux(*mesh_, level);
-}
-
-std::array<double, 5> Simulation::conserved_totals() const {
-  // Called at every log line, so patches are summed in parallel; the patch sums are added
-  // in patch order, which keeps the totals independent of the thread count.
-  // Canonical order: the same bits whatever the history of the pool's slots.
-  const auto& m = *mesh_;
-  const std::vector<int> order = m.canonical_order();
-  const int np = static_cast<int>(order.size());
-  std::vector<std::array<double, 5>> per_patch(np);
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < np; ++i) {
-    const int p = order[i];
-    per_patch[i] = {};
-    if (!m.patch(p).is_leaf()) continue;
-    const double h = m.dx(m.patch(p).level), vol = h * h * h;
-    const Real* u = m.current(p);
-    for (int v = 0; v < 5; ++v) {
-      double s = 0;
-      for (int c = 0; c < mesh::kPatchCells; ++c) s += u[v * mesh::kPatchCells + c];
-      per_patch[i][v] = s * vol;
-    }
-  }
-  std::array<double, 5> tot{};
-  for (const auto& t : per_patch)
-    for (int v = 0; v < 5; ++v) tot[v] += t[v];
-  return tot;
-}
-
-std::optional<double> Simulation::density_l1_error() const {
-  const auto& m = *mesh_;
-  const auto& geo = m.geometry();
-  double err = 0;
-  for (const int p : m.canonical_order()) {
-    if (!m.patch(p).is_leaf()) continue;
-    const double h = m.dx(m.patch(p).level);
-    const Real* u = m.current(p);
-    for (int k = 0; k < mesh::kPatchSize; ++k)
-      for (int j = 0; j < mesh::kPatchSize; ++j)
-        for (int i = 0; i < mesh::kPatchSize; ++i) {
-          const auto x = m.cell_center(p, i, j, k);
-          const CellBox cell = CellBox::around(x, h);
-          const auto exact = problem_->analytic_density(cell, time_);
-          if (!exact) return std::nullopt;
-          err +=
-              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
-        }
-  }
-  double volume = 1;
-  for (int d = 0; d < 3; ++d) volume *= geo.xmax[d] - geo.xmin[d];
-  return err / volume;
-}
-
-void Simulation::write_plot(int index) {
-  if (!params_.boolean("output.enabled")) return;
-  ScopedTimer t(timers_, Stage::kOutput);
-  const std::string dir = params_.string("output.dir");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
-  const std::string path = io::plot_file_name(dir, problem_name_, index);
-  io::write_plot_file(path, io::make_plot_file(*mesh_, model_, problem_name_,
-                                               static_cast<int>(step_), time_, params_.to_toml()));
-  log_line("wrote %s", path.c_str());
 }
 
 std::string Simulation::machine_summary(const RunSummary& run) const {
@@ -467,9 +409,7 @@ RunSummary Simulation::run(const RunControl& control) {
                  (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
                  floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
         log_updates = cell_updates_;
-        const auto tot = conserved_totals();
-        log_line("totals: step %ld t %.9e mass %.15e momx %.15e momy %.15e momz %.15e energy %.15e",
-                 step_, time_, tot[0], tot[1], tot[2], tot[3], tot[4]);
+        log_totals_line();
         log_wall = w1;
         log_output = out;
       }
@@ -546,9 +486,7 @@ RunSummary Simulation::run(const RunControl& control) {
   log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
            level_summary().c_str());
   if (executor_->name() != std::string("cpu")) log_device_summary(updates, summary);
-  static const char* kNames[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
-  for (int v = 0; v < 5; ++v)
-    log_line("total %-10s %+.15e (change %+.3e)", kNames[v], totals1[v], totals1[v] - totals0_[v]);
+  log_total_changes(totals1);
   if (const auto err = density_l1_error())
     log_line("L1 density error vs analytic solution: %.6e", *err);
   log_line("timing breakdown:\n%s", timers_.breakdown().c_str());

@@ -26,7 +26,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   ScopedTimer t(timers_, Stage::kInit);
   const auto t0 = std::chrono::steady_clock::now();
   const io::CheckpointState st = checkpoint.state();
-  auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), model_.num_vars());
+  auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
   if (verify_mesh_) m->check_invariants();
   mesh_ = std::move(m);
   registers_.build(*mesh_);  // empty: checkpoints fall between root steps
@@ -43,6 +43,10 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   cell_updates_ = st.cell_updates;
   regrid_count_ = static_cast<int>(st.regrid_count);
   floored_ = st.floored;
+  if (static_cast<int>(st.initial_totals.size()) != mesh_->nvar())
+    throw Error(ErrorKind::kIo,
+                strprintf("cannot read checkpoint '%s': it holds %zu initial totals for %d fields",
+                          checkpoint.path().c_str(), st.initial_totals.size(), mesh_->nvar()));
   totals0_ = st.initial_totals;
   run_id_ = checkpoint.header().run_id;
   last_checkpoint_step_ = step_;
@@ -172,8 +176,8 @@ void Simulation::write_failure_plot() const {
     const std::string path =
         strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
     io::write_plot_file(
-        path, io::make_plot_file(*mesh_, model_, problem_name_, static_cast<int>(step_),
-                                 time_, params_.to_toml()));
+        path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
+                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml()));
     log_line(
         "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
         "checkpoint is untouched)",

@@ -1,10 +1,12 @@
 #include "tessera/io/plot_output.hpp"
 
+#include <vector>
+
 #include "tessera/core/version.hpp"
 
 namespace tessera::io {
 
-PlotFile make_plot_file(const mesh::Mesh& m, const physics::Model& model,
+PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, double gamma,
                         const std::string& problem, int cycle, double time,
                         const std::string& parameters) {
   const auto& geo = m.geometry();
@@ -17,16 +19,23 @@ PlotFile make_plot_file(const mesh::Mesh& m, const physics::Model& model,
   f.root_cells = geo.root_cells;
   f.block_size = mesh::kPatchSize;
   f.max_level = m.num_levels() - 1;
-  f.variables = {"rho", "press", "vel1", "vel2", "vel3"};
+  const mesh::FieldRegistry& fields = m.fields();
+  std::vector<int> plotted;
+  for (const int v : fields.plot_order())
+    if (fields[v].plotted) {
+      plotted.push_back(v);
+      f.variables.push_back(fields[v].name);
+    }
   f.parameters = parameters;
-  f.gamma = model.params().adiabatic.gamma;
+  f.gamma = gamma;
   f.code_version = version_string();
   std::vector<int> leaves;
   // Canonical order: the same file whatever the history of the pool's slots.
   for (const int p : m.canonical_order())
     if (m.patch(p).is_leaf()) leaves.push_back(p);
-  const std::size_t nb = leaves.size(), nc = mesh::kPatchCells;
-  f.values.resize(f.variables.size() * nb * nc);
+  const std::size_t nb = leaves.size(), nc = mesh::kPatchCells, np = plotted.size();
+  f.values.resize(np * nb * nc);
+  std::vector<Real> w(m.nvar());
   for (std::size_t b = 0; b < nb; ++b) {
     const auto& meta = m.patch(leaves[b]);
     PlotBlock blk;
@@ -39,10 +48,8 @@ PlotFile make_plot_file(const mesh::Mesh& m, const physics::Model& model,
     f.blocks.push_back(blk);
     const Real* u = m.current(leaves[b]);
     for (std::size_t c = 0; c < nc; ++c) {
-      Real w[kernels::kMaxPassiveScalars + 5];
-      model.to_primitive(u + c, nc, w);
-      const Real vals[5] = {w[0], w[4], w[1], w[2], w[3]};
-      for (std::size_t v = 0; v < 5; ++v) f.values[(v * nb + b) * nc + c] = vals[v];
+      to_primitive(u + c, static_cast<int>(nc), w.data());
+      for (std::size_t i = 0; i < np; ++i) f.values[(i * nb + b) * nc + c] = w[plotted[i]];
     }
   }
   return f;

@@ -1,13 +1,15 @@
 #include "tessera/mesh/boundary.hpp"
 
-#include "kernels/physics_adiabatic.hpp"
+#include <vector>
 
 namespace tessera::mesh {
 
 namespace {
 
-// Fills the `ghost` layers of one side of dimension `dim`.
-void fill_side(Boundary bc, int dim, int side, int ghost, int nvar, Real* box) {
+// Fills the `ghost` layers of one side of dimension `dim`. A reflecting wall flips the sign
+// of the vector components normal to it (`flipped`: those fields).
+void fill_side(Boundary bc, int dim, int side, int ghost, int nvar, const std::vector<int>& flipped,
+               Real* box) {
   const int n = 2 * kPatchSize + 2 * ghost;
   const int n3 = n * n * n;
   const int stride[3] = {1, n, n * n};
@@ -23,10 +25,11 @@ void fill_side(Boundary bc, int dim, int side, int ghost, int nvar, Real* box) {
         const int base = a * stride[a_dim] + b * stride[b_dim];
         const int to = base + g * stride[dim], from = base + src * stride[dim];
         for (int v = 0; v < nvar; ++v) box[v * n3 + to] = box[v * n3 + from];
-        if (bc == Boundary::kReflecting) {
-          Real& mom = box[(kernels::HydroAdiabatic::kMomX + dim) * n3 + to];
-          mom = -mom;
-        }
+        if (bc == Boundary::kReflecting)
+          for (const int v : flipped) {
+            Real& normal = box[v * n3 + to];
+            normal = -normal;
+          }
       }
   }
 }
@@ -39,9 +42,13 @@ void apply_physical_boundaries(const Mesh& mesh, int level, std::array<int, 3> g
   const auto cells = mesh.level_cells(level);
   for (int dim = 0; dim < 3; ++dim) {
     if (geo.periodic(dim)) continue;
-    if (group_corner[dim] == 0) fill_side(geo.boundary[dim][0], dim, 0, ghost, mesh.nvar(), box);
-    if (group_corner[dim] + 2 * kPatchSize == cells[dim])
-      fill_side(geo.boundary[dim][1], dim, 1, ghost, mesh.nvar(), box);
+    const bool low = group_corner[dim] == 0;
+    const bool high = group_corner[dim] + 2 * kPatchSize == cells[dim];
+    if (!low && !high) continue;
+    const std::vector<int> flipped =
+        mesh.fields().select([dim](const FieldInfo& f) { return f.vector_component == dim; });
+    if (low) fill_side(geo.boundary[dim][0], dim, 0, ghost, mesh.nvar(), flipped, box);
+    if (high) fill_side(geo.boundary[dim][1], dim, 1, ghost, mesh.nvar(), flipped, box);
   }
 }
 

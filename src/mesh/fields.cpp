@@ -3,16 +3,28 @@
 namespace tessera::mesh {
 
 FieldRegistry hydro_fields(bool energy, int passive_scalars) {
-  std::vector<FieldInfo> f;
-  f.push_back({"rho"});
-  for (int d = 0; d < 3; ++d) {
-    FieldInfo v{"vel" + std::to_string(d + 1)};
-    v.vector_component = d;
-    f.push_back(v);
+  // Pool order is the solver's (kernels/hydro_state.hpp): density, momentum, energy, then
+  // the scalars. Every field is a conserved density with two time levels, refluxed,
+  // restricted and prolonged with limited slopes.
+  auto field = [](std::string name, int component = -1) {
+    FieldInfo f;
+    f.name = std::move(name);
+    f.vector_component = component;
+    return f;
+  };
+  std::vector<FieldInfo> fields = {field("rho"), field("vel1", 0), field("vel2", 1),
+                                   field("vel3", 2)};
+  if (energy) fields.push_back(field("press"));
+  for (int s = 0; s < passive_scalars; ++s) {
+    std::string name = "r";  // appended, not "r" + ...: GCC 12 warns about the latter (-Wrestrict)
+    fields.push_back(field(name += std::to_string(s)));
   }
-  if (energy) f.push_back({"press"});
-  for (int i = 0; i < passive_scalars; ++i) f.push_back({"r" + std::to_string(i)});
-  return FieldRegistry(std::move(f));
+  // Plot files list the primitive variables as Athena++ does: rho, press, vel1..3, r0, ...
+  std::vector<int> plot_order = {0};
+  if (energy) plot_order.push_back(4);
+  for (int v = 1; v < static_cast<int>(fields.size()); ++v)
+    if (v != 4 || !energy) plot_order.push_back(v);
+  return FieldRegistry(std::move(fields), std::move(plot_order));
 }
 
 }  // namespace tessera::mesh

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 #include "tessera/core/error.hpp"
 
@@ -53,8 +54,14 @@ std::string coord_text(int level, PatchCoord pc) {
 
 }  // namespace
 
-Mesh::Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined)
-    : geometry_(geometry), nvar_(nvar) {
+Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined)
+    : geometry_(geometry), fields_(std::move(fields)), nvar_(fields_.size()) {
+  for (const FieldInfo& f : fields_.all())
+    if (f.time_levels != 1 && f.time_levels != 2)
+      throw Error(ErrorKind::kInternal, "field '" + f.name + "' has " +
+                                            std::to_string(f.time_levels) +
+                                            " time levels; the mesh holds 1 or 2");
+  one_level_fields_ = fields_.select([](const FieldInfo& f) { return f.time_levels == 1; });
   std::array<int, 3> ng{};
   for (int d = 0; d < 3; ++d) {
     if (geometry.root_cells[d] <= 0 || geometry.root_cells[d] % (2 * kPatchSize) != 0)
@@ -104,6 +111,17 @@ Mesh::Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined)
   for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
   resize_pool(patches_.size());
   current_slot_.assign(groups_.size(), 0);
+}
+
+void Mesh::swap_slots(int level) {
+  const int from = current_slot_[level], to = 1 - from;
+  if (!one_level_fields_.empty())
+    for (const int g : groups_[level])
+      for (int p = g; p < g + kFamilySize; ++p)
+        for (const int v : one_level_fields_)
+          std::copy_n(data(from, p) + std::size_t(v) * kPatchCells, kPatchCells,
+                      data(to, p) + std::size_t(v) * kPatchCells);
+  current_slot_[level] = to;
 }
 
 void Mesh::place_family(int first_patch, int level, PatchCoord first, int parent) {
@@ -187,9 +205,7 @@ void Mesh::move_family(int from, int to) {
 }
 
 void Mesh::resize_pool(std::size_t patches) {
-  // std::vector grows geometrically, so a mesh that grows regrid by regrid copies its
-  // pool a logarithmic number of times; shrinking keeps the capacity.
-  for (auto& slot : pool_) slot.resize(patches * patch_reals(), Real(0));
+  for (auto& slot : pool_) slot.resize(patches * patch_reals());
 }
 
 void Mesh::sort_groups(int level) {

@@ -50,6 +50,9 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
   // Every cell is written below (patches inside the domain, clamp_outside beyond it), so
   // the buffer is not cleared first.
   box.data.resize(std::size_t(box.nvar) * n * n * n);
+  const FieldRegistry& fields = mesh.fields();
+  box.prolongation.resize(box.nvar);
+  for (int v = 0; v < box.nvar; ++v) box.prolongation[v] = fields[v].prolongation;
   const int slot_new = mesh.current_slot(level), slot_old = mesh.next_slot(level);
   const Real wn = Real(w), wo = Real(1 - w);
   PatchCoord first{}, last{};
@@ -77,20 +80,22 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
           b[d] = std::min(base[d] + kPatchSize, lo[d] + n);
         }
         const int len = b[0] - a[0];
-        for (int v = 0; v < box.nvar; ++v)
+        for (int v = 0; v < box.nvar; ++v) {
+          const bool one_level = fields[v].time_levels == 1;  // no previous state
           for (int k = a[2]; k < b[2]; ++k)
             for (int j = a[1]; j < b[1]; ++j) {
               const int c = v * kPatchCells +
                             ((k - base[2]) * kPatchSize + (j - base[1])) * kPatchSize +
                             (a[0] - base[0]);
               Real* to = &box.at(v, a[0] - lo[0], j - lo[1], k - lo[2]);
-              if (w == 1)
+              if (w == 1 || one_level)
                 std::copy_n(now + c, len, to);
               else if (w == 0)
                 std::copy_n(before + c, len, to);
               else
                 for (int i = 0; i < len; ++i) to[i] = wo * before[c + i] + wn * now[c + i];
             }
+        }
       }
   clamp_outside(mesh, level, box);
 }
@@ -103,6 +108,7 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
     c[d] = coarse - box.lo[d];
   }
   const Real mid = box.at(var, c[0], c[1], c[2]);
+  if (box.kind(var) == Prolongation::kInjection) return mid;
   Real value = mid;
   for (int d = 0; d < 3; ++d) {
     int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
@@ -122,6 +128,7 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
   const int sx = 1, sy = box.n, sz = box.n * box.n;
   for (int v = 0; v < box.nvar; ++v) {
     Real* out = dst + v * n3;
+    const bool linear = box.kind(v) == Prolongation::kLimitedLinear;  // else injection
     for (int ck = clo[2]; ck <= chi[2]; ++ck)
       for (int cj = clo[1]; cj <= chi[1]; ++cj)
         for (int ci = clo[0]; ci <= chi[0]; ++ci) {
@@ -131,9 +138,12 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
               (ci - box.lo[0]);
           const Real mid = *m;
           // The same limited slopes and additions as prolong_cell, once per coarse cell.
-          const Real q[3] = {Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sx], m[sx] - mid),
-                             Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sy], m[sy] - mid),
-                             Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sz], m[sz] - mid)};
+          Real q[3] = {0, 0, 0};
+          if (linear) {
+            q[0] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sx], m[sx] - mid);
+            q[1] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sy], m[sy] - mid);
+            q[2] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sz], m[sz] - mid);
+          }
           for (int oz = 0; oz < 2; ++oz) {
             const int z = 2 * ck + oz;
             if (z < lo[2] || z >= hi[2]) continue;
@@ -145,9 +155,11 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
                 const int x = 2 * ci + ox;
                 if (x < lo[0] || x >= hi[0]) continue;
                 Real value = mid;
-                value += ox ? q[0] : -q[0];
-                value += oy ? q[1] : -q[1];
-                value += oz ? q[2] : -q[2];
+                if (linear) {
+                  value += ox ? q[0] : -q[0];
+                  value += oy ? q[1] : -q[1];
+                  value += oz ? q[2] : -q[2];
+                }
                 row[x - origin[0]] = value;
               }
             }
@@ -171,14 +183,17 @@ void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
 
 namespace {
 
-// Volume average of the 8 children's cells under parent cell (i, j, k) of variable v.
+// Volume average of the 8 children's cells under parent cell (i, j, k) of variable v,
+// for every restricted field v.
 template <class F>
 void for_each_restricted(const Mesh& mesh, int first_child, F&& f) {
   constexpr int h = kPatchSize / 2;
+  const FieldRegistry& fields = mesh.fields();
   for (int c = 0; c < kFamilySize; ++c) {
     const Real* uc = mesh.current(first_child + c);
     const int ox = (c & 1) * h, oy = ((c >> 1) & 1) * h, oz = ((c >> 2) & 1) * h;
-    for (int v = 0; v < mesh.nvar(); ++v)
+    for (int v = 0; v < mesh.nvar(); ++v) {
+      if (!fields[v].restricted) continue;
       for (int k = 0; k < h; ++k)
         for (int j = 0; j < h; ++j)
           for (int i = 0; i < h; ++i) {
@@ -191,6 +206,7 @@ void for_each_restricted(const Mesh& mesh, int first_child, F&& f) {
             f(v * kPatchCells + ((k + oz) * kPatchSize + (j + oy)) * kPatchSize + (i + ox),
               Real(0.125) * sum);
           }
+    }
   }
 }
 

@@ -17,9 +17,16 @@
 namespace tessera::kernels {
 namespace {
 
-using evolve::group_flux_reals;
-using evolve::group_in_reals;
-using evolve::group_out_reals;
+// Per-group sizes of boxes with `ghost` layers of nvar variables.
+std::size_t group_in_reals(int ghost, int nvar) {
+  return evolve::GroupShape{ghost, nvar, nvar, nvar}.in_reals();
+}
+std::size_t group_out_reals(int nvar) {
+  return evolve::GroupShape{0, nvar, nvar, nvar}.out_reals();
+}
+std::size_t group_flux_reals(int nvar) {
+  return evolve::GroupShape{0, nvar, nvar, nvar}.flux_reals();
+}
 
 // A scheme with its number of passive scalars.
 struct Case {

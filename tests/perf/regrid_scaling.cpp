@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < kChanged; ++i)
       grown[0].push_back({np / 2 + i % (np / 2), i / (np / 2) % np, i / (np / 2) / np});
     if (np * np * np / 2 < kChanged) return std::fprintf(stderr, "ROOT must be at least 64\n"), 2;
-    Mesh m(geo, 5, base);
+    Mesh m(geo, hydro_fields(true, 0), base);
     for (int p = 0; p < m.num_patches(); ++p)
       for (std::size_t i = 0; i < m.patch_reals(); ++i) m.current(p)[i] = Real(1 + (p + i) % 7);
     std::vector<double> add, del, full, regs;

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "../mesh_rebuild.hpp"
+#include "../test_fields.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -15,6 +16,8 @@
 
 namespace tessera::mesh {
 namespace {
+
+using testing::plain_fields;
 
 Geometry box_geometry(Boundary bc, int n = 32) {
   Geometry g;
@@ -54,9 +57,9 @@ double smooth(std::array<double, 3> x, int v) {
 
 TEST(AmrMesh, RefineEverythingThenDerefineEverythingRestoresTheRootData) {
   const Geometry geo = box_geometry(Boundary::kPeriodic);
-  Mesh root(geo, 5);
+  Mesh root(geo, hydro_fields(true, 0));
   fill_level(root, 0, smooth);
-  Mesh fine(geo, 5, refine_all(root));
+  Mesh fine(geo, hydro_fields(true, 0), refine_all(root));
   ASSERT_EQ(fine.num_levels(), 2);
   fine.check_invariants();
   for (int p = 0; p < root.num_patches(); ++p)
@@ -75,7 +78,7 @@ TEST(AmrMesh, RefineEverythingThenDerefineEverythingRestoresTheRootData) {
 
 TEST(AmrMesh, ProlongationIsExactForLinearDataAwayFromBoundaries) {
   const Geometry geo = box_geometry(Boundary::kOutflow);
-  Mesh m(geo, 1, refine_all(Mesh(geo, 1)));
+  Mesh m(geo, plain_fields(1), refine_all(Mesh(geo, plain_fields(1))));
   auto linear = [](std::array<double, 3> x, int) { return 1 + 0.5 * x[0] - 0.25 * x[1] + x[2]; };
   fill_level(m, 0, linear);
   CoarseBox scratch;
@@ -103,7 +106,7 @@ TEST(AmrMesh, CheckInvariantsRejectsImproperNesting) {
   // Level 1 under a single root patch; level 2 under the corner patch of that family,
   // whose neighbours on level 1 mostly do not exist.
   Hierarchy h = {{{1, 1, 1}}, {{2, 2, 2}}};
-  Mesh m(geo, 1, h);
+  Mesh m(geo, plain_fields(1), h);
   ASSERT_EQ(m.num_levels(), 3);
   try {
     m.check_invariants();
@@ -112,21 +115,21 @@ TEST(AmrMesh, CheckInvariantsRejectsImproperNesting) {
     EXPECT_NE(std::string(e.what()).find("proper nesting"), std::string::npos) << e.what();
   }
   // Refining all of level 0 first makes the same level-2 family properly nested.
-  Mesh all(geo, 1, refine_all(Mesh(geo, 1)));
+  Mesh all(geo, plain_fields(1), refine_all(Mesh(geo, plain_fields(1))));
   Hierarchy ok = all.hierarchy();
   ok.push_back({{2, 2, 2}});
-  EXPECT_NO_THROW(Mesh(geo, 1, ok).check_invariants());
+  EXPECT_NO_THROW(Mesh(geo, plain_fields(1), ok).check_invariants());
 }
 
 TEST(AmrMesh, MeshRejectsChildrenOfMissingParents) {
   const Geometry geo = box_geometry(Boundary::kOutflow);
   Hierarchy h = {{}, {{0, 0, 0}}};
-  EXPECT_THROW(Mesh(geo, 1, h), Error);
+  EXPECT_THROW(Mesh(geo, plain_fields(1), h), Error);
 }
 
 TEST(AmrMesh, LeafCellsCountEachRegionOnce) {
   const Geometry geo = box_geometry(Boundary::kPeriodic);
-  Mesh m(geo, 1, {{{0, 0, 0}}});
+  Mesh m(geo, plain_fields(1), {{{0, 0, 0}}});
   // One root patch replaced by 8 finer patches: 8x the cells in that region.
   EXPECT_EQ(m.num_leaf_cells(), 32LL * 32 * 32 - 512 + 8 * 512);
   EXPECT_EQ(m.num_leaf_cells(1), 8 * 512);
@@ -189,7 +192,7 @@ namespace {
 // `fraction` if all its neighbours exist on level L (so its children are nested).
 Hierarchy random_hierarchy(const Geometry& geo, int max_level, double fraction, unsigned seed) {
   std::srand(seed);
-  Mesh m(geo, 1);
+  Mesh m(geo, plain_fields(1));
   for (int level = 0; level < max_level; ++level) {
     std::vector<PatchCoord> refined;
     for (int g : m.groups(level))
@@ -206,7 +209,7 @@ Hierarchy random_hierarchy(const Geometry& geo, int max_level, double fraction, 
     if (refined.empty()) break;
     Hierarchy h = m.hierarchy();
     h.push_back(refined);
-    m = Mesh(geo, 1, h);
+    m = Mesh(geo, plain_fields(1), h);
   }
   return m.hierarchy();
 }
@@ -283,7 +286,7 @@ class IncrementalRegrid : public ::testing::TestWithParam<Boundary> {};
 // the rebuilt pool order itself.
 TEST_P(IncrementalRegrid, EqualsFromScratchRebuild) {
   const Geometry geo = box_geometry(GetParam(), 64);
-  Mesh inc(geo, 2);
+  Mesh inc(geo, plain_fields(2));
   fill_level(inc, 0, smooth);
   Mesh ref = rebuild(inc, inc.hierarchy());
   int moved = 0, added = 0, removed = 0;
@@ -323,7 +326,7 @@ INSTANTIATE_TEST_SUITE_P(Boundaries, IncrementalRegrid,
 // allocated or moved, and every slot keeps its data.
 TEST(IncrementalRegridNoChange, MovesNothing) {
   const Geometry geo = box_geometry(Boundary::kPeriodic, 64);
-  Mesh m(geo, 1, random_hierarchy(geo, 3, 0.08, 5));
+  Mesh m(geo, plain_fields(1), random_hierarchy(geo, 3, 0.08, 5));
   fill_level(m, 0, smooth);
   std::vector<PatchMeta> before;
   for (int p = 0; p < m.num_patches(); ++p) before.push_back(m.patch(p));

@@ -87,7 +87,7 @@ TEST(FluxRegisters, RefluxCorrectsEachCoarseCellBesideAFineFaceByItsOwnFluxDiffe
   // faces in all six directions, toward siblings (middle flux planes) and toward other
   // groups (outer planes); {3,0,2} touches the outflow boundary on x+ and y-.
   const mesh::Hierarchy h = {{{1, 2, 1}, {3, 0, 2}}};
-  mesh::Mesh m(outflow_box(), kNvar, h);
+  mesh::Mesh m(outflow_box(), mesh::hydro_fields(true, 0), h);
   ASSERT_EQ(m.num_levels(), 2);
   for (int p = 0; p < m.num_patches(); ++p)
     for (int v = 0; v < kNvar; ++v)

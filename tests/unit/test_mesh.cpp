@@ -71,7 +71,7 @@ std::vector<Geometry> test_geometries() {
 
 TEST(Mesh, Level0HasOnePatchPer8CubedCellsInFamiliesOf8) {
   for (const Geometry& g : test_geometries()) {
-    const Mesh mesh(g, kNvar);
+    const Mesh mesh(g, hydro_fields(true, 0));
     const auto& c = g.root_cells;
     const int patches = (c[0] / 8) * (c[1] / 8) * (c[2] / 8);
     EXPECT_EQ(mesh.num_levels(), 1) << describe(g);
@@ -86,7 +86,7 @@ TEST(Mesh, Level0HasOnePatchPer8CubedCellsInFamiliesOf8) {
 
 TEST(Mesh, FamiliesAreContiguousWithChildOrderXPlus2YPlus4Z) {
   for (const Geometry& g : test_geometries()) {
-    const Mesh mesh(g, kNvar);
+    const Mesh mesh(g, hydro_fields(true, 0));
     for (int first : mesh.groups(0)) {
       ASSERT_EQ(first % kFamilySize, 0) << describe(g);
       const auto corner = mesh.patch(first).corner;
@@ -107,7 +107,7 @@ TEST(Mesh, FamiliesAreContiguousWithChildOrderXPlus2YPlus4Z) {
 
 TEST(Mesh, GroupsCoverTheDomainExactlyOnceInMortonOrder) {
   for (const Geometry& g : test_geometries()) {
-    const Mesh mesh(g, kNvar);
+    const Mesh mesh(g, hydro_fields(true, 0));
     const auto& groups = mesh.groups(0);
     EXPECT_EQ(std::set<int>(groups.begin(), groups.end()).size(), groups.size()) << describe(g);
     // Every cell of the domain belongs to exactly one patch.
@@ -144,7 +144,7 @@ TEST(Mesh, GroupsCoverTheDomainExactlyOnceInMortonOrder) {
 
 TEST(Mesh, FindPatchFindsEveryPatchAtItsCoordinateAndWrapsPeriodicImages) {
   for (const Geometry& g : test_geometries()) {
-    const Mesh mesh(g, kNvar);
+    const Mesh mesh(g, hydro_fields(true, 0));
     const auto& c = g.root_cells;
     const int np[3] = {c[0] / kPatchSize, c[1] / kPatchSize, c[2] / kPatchSize};
     for (int p = 0; p < mesh.num_patches(); ++p) {
@@ -165,7 +165,7 @@ TEST(Mesh, FindPatchFindsEveryPatchAtItsCoordinateAndWrapsPeriodicImages) {
 
 TEST(Mesh, NeighbourLinksPointAtAdjacentPatchesAndAreSymmetric) {
   for (const Geometry& g : test_geometries()) {
-    const Mesh mesh(g, kNvar);
+    const Mesh mesh(g, hydro_fields(true, 0));
     const auto& c = g.root_cells;
     const int np[3] = {c[0] / kPatchSize, c[1] / kPatchSize, c[2] / kPatchSize};
     for (int p = 0; p < mesh.num_patches(); ++p) {
@@ -207,7 +207,7 @@ TEST(Mesh, NeighbourLinksPointAtAdjacentPatchesAndAreSymmetric) {
 
 TEST(Mesh, PeriodicLinksWrapAcrossTheDomain) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kPeriodic));
-  const Mesh mesh(g, kNvar);
+  const Mesh mesh(g, hydro_fields(true, 0));
   const int lo = mesh.find_patch(0, {0, 1, 0});
   const int hi_x = mesh.find_patch(0, {3, 1, 0});
   const int hi_z = mesh.find_patch(0, {0, 1, 5});
@@ -225,7 +225,7 @@ TEST(Mesh, PeriodicLinksWrapAcrossTheDomain) {
 
 TEST(Mesh, NonPeriodicBoundariesHaveNoNeighbours) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kOutflow));
-  const Mesh mesh(g, kNvar);
+  const Mesh mesh(g, hydro_fields(true, 0));
   const auto& corner = mesh.patch(mesh.find_patch(0, {0, 0, 0}));
   EXPECT_EQ(corner.neighbour[neighbour_index(-1, 0, 0)], kNoPatch);
   EXPECT_EQ(corner.neighbour[neighbour_index(0, -1, 0)], kNoPatch);
@@ -239,7 +239,7 @@ TEST(Mesh, CellsThatAreNotMultiplesOf16AreRejected) {
   for (std::array<int, 3> cells : {std::array<int, 3>{24, 16, 16}, std::array<int, 3>{16, 8, 16},
                                    std::array<int, 3>{16, 16, 0}}) {
     try {
-      Mesh mesh(make_geometry(cells, uniform_bcs(Boundary::kPeriodic)), kNvar);
+      Mesh mesh(make_geometry(cells, uniform_bcs(Boundary::kPeriodic)), hydro_fields(true, 0));
       ADD_FAILURE() << "accepted " << cells[0] << "x" << cells[1] << "x" << cells[2];
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), ErrorKind::kInput);
@@ -249,7 +249,7 @@ TEST(Mesh, CellsThatAreNotMultiplesOf16AreRejected) {
 
 TEST(Mesh, CellCentresFollowTheCornerAndCellWidth) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kPeriodic));
-  const Mesh mesh(g, kNvar);
+  const Mesh mesh(g, hydro_fields(true, 0));
   const int p = mesh.find_patch(0, {2, 1, 3});
   const auto x = mesh.cell_center(p, 1, 2, 7);
   EXPECT_DOUBLE_EQ(x[0], -1.0 + (16 + 1 + 0.5) * 0.125);
@@ -313,7 +313,7 @@ Real expected_box_value(const Geometry& geo, std::array<int, 3> corner, int var,
 }
 
 void expect_prepared_groups_match(const Geometry& g) {
-  Mesh mesh(g, kNvar);
+  Mesh mesh(g, hydro_fields(true, 0));
   fill_mesh(mesh, mesh.current_slot(0));
   std::vector<Real> box(kNvar * kBox3);
   for (int first : mesh.groups(0)) {
@@ -366,7 +366,7 @@ TEST(PrepareGroup, MixedBoundariesFillEdgesAndCorners) {
 
 TEST(PrepareGroup, ReadsTheRequestedTimeLevel) {
   const Geometry g = make_geometry({32, 16, 16}, uniform_bcs(Boundary::kPeriodic));
-  Mesh mesh(g, kNvar);
+  Mesh mesh(g, hydro_fields(true, 0));
   fill_mesh(mesh, mesh.next_slot(0));  // current slot stays zero
   std::vector<Real> box(kNvar * kBox3, -1);
   evolve::prepare_group(mesh, mesh.next_slot(0), mesh.groups(0)[0], kGhost, box.data());
@@ -377,7 +377,7 @@ TEST(PrepareGroup, ReadsTheRequestedTimeLevel) {
 
 TEST(CloseGroup, WritesTheInteriorBackToTheFamilysPatches) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kOutflow));
-  Mesh mesh(g, kNvar);
+  Mesh mesh(g, hydro_fields(true, 0));
   constexpr int n = 2 * kPatchSize;
   const int slot = mesh.next_slot(0);
   std::vector<Real> interior(std::size_t(kNvar) * n * n * n);
@@ -417,7 +417,7 @@ TEST(CloseGroup, WritesTheInteriorBackToTheFamilysPatches) {
 
 TEST(CloseGroup, PrepareOfClosedDataReturnsTheInterior) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kPeriodic));
-  Mesh mesh(g, kNvar);
+  Mesh mesh(g, hydro_fields(true, 0));
   constexpr int n = 2 * kPatchSize;
   std::vector<Real> interior(std::size_t(kNvar) * n * n * n);
   for (std::size_t q = 0; q < interior.size(); ++q) interior[q] = Real(q) * 0.5 + 3;

@@ -77,7 +77,8 @@ class JacobiSolver final : public GroupSolver {
     }
     for (int k = 0; k < 16; ++k)
       for (int j = 0; j < 16; ++j)
-        for (int i = 0; i < 16; ++i) out[(k * 16 + j) * 16 + i] = a[((k + 1) * n + j + 1) * n + i + 1];
+        for (int i = 0; i < 16; ++i)
+          out[(k * 16 + j) * 16 + i] = a[((k + 1) * n + j + 1) * n + i + 1];
     *result = {Real(0), sweeps, -1};  // the sweeps, reported as "floored" cells
   }
   void solve_device(const DeviceBatch&, void*) const override {
@@ -150,7 +151,8 @@ TEST(Passes, IterativeGroupPassSolvesEachGroupFromItsNeighboursCurrentState) {
   for (int p = 0; p < m.num_patches(); ++p)
     for (int f = 0; f < 5; ++f)
       for (int c = 0; c < mesh::kPatchCells; ++c)
-        ASSERT_EQ(m.current(p)[f * mesh::kPatchCells + c], before.current(p)[f * mesh::kPatchCells + c]);
+        ASSERT_EQ(m.current(p)[f * mesh::kPatchCells + c],
+                  before.current(p)[f * mesh::kPatchCells + c]);
   double worst = 0;
   const auto cells = m.level_cells(0);
   for (int z = 0; z < cells[2]; ++z)
@@ -185,7 +187,8 @@ TEST(Passes, ScheduleOfHydroAndALevelPassSeesTheNewState) {
   DensityContrast contrast;
   const mesh::Mesh before = m;
   const int slot = m.current_slot(0);
-  for (Pass* pass : std::vector<Pass*>{&hydro, &contrast}) pass->run({m, 0, 0.1 / 32, 1.0, 1, r, timers});
+  for (Pass* pass : std::vector<Pass*>{&hydro, &contrast})
+    pass->run({m, 0, 0.1 / 32, 1.0, 1, r, timers});
   EXPECT_NE(m.current_slot(0), slot) << "the hydro pass's two-level outputs swap the slots";
   double sum = 0, changed = 0;
   long long cells = 0;

@@ -31,8 +31,8 @@ class FakeDevice final : public Executor {
     pending_[&s] = std::async(std::launch::async, [&s, &solver, count] {
       std::vector<Real> scratch(solver.host_scratch_reals());
       for (int g = 0; g < count; ++g)
-        solver.solve_host(s.in + g * s.in_reals, s.out + g * s.out_reals,
-                          s.flux + g * s.flux_reals, s.results + g, scratch.data());
+        solver.solve_host(s.in + g * s.in_reals, s.out + g * s.out_reals, s.flux + g * s.flux_reals,
+                          s.results + g, scratch.data());
     });
     order.push_back(&s);
   }
@@ -101,7 +101,8 @@ INSTANTIATE_TEST_SUITE_P(Integrators, PipelineIntegrator,
 
 TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   HydroPass pa = hydro_pass(GetParam()), pb = hydro_pass(GetParam());
-  mesh::Mesh a(periodic_box(), 5), b(periodic_box(), 5);
+  mesh::Mesh a(periodic_box(), mesh::hydro_fields(true, 0)),
+      b(periodic_box(), mesh::hydro_fields(true, 0));
   fill(a);
   fill(b);
   FluxRegisters ra, rb;
@@ -133,7 +134,7 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
 
 TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   HydroPass pass = hydro_pass(GetParam());
-  mesh::Mesh m(periodic_box(), 5);
+  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
   fill(m);
   // A non-finite energy in one cell of the first batch: floors cannot repair it.
   const int bad_patch = m.groups(0)[1] + 3;
@@ -161,7 +162,7 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
 TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   HydroPass rk2 = hydro_pass(kernels::Integrator::kRk2);
   HydroPass vl2 = hydro_pass(kernels::Integrator::kVl2);
-  mesh::Mesh m(periodic_box(), 5);
+  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
   fill(m);
   FluxRegisters r;
   r.build(m);

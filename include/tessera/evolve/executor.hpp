@@ -22,11 +22,11 @@ class Staging {
     capacity = groups, shape = s, ghost = s.ghost;
     in_reals = s.in_reals(), out_reals = s.out_reals(), flux_reals = s.flux_reals();
   }
-  GroupShape shape;            // what one group holds
-  int ghost = 0;               // ghost layers of the input boxes
-  std::size_t in_reals = 0;    // one group's input box
-  std::size_t out_reals = 0;   // one group's interior output
-  std::size_t flux_reals = 0;  // one group's flux planes
+  GroupShape shape;                         // what one group holds
+  int ghost = 0;                            // ghost layers of the input boxes
+  std::size_t in_reals = 0;                 // one group's input box
+  std::size_t out_reals = 0;                // one group's interior output
+  std::size_t flux_reals = 0;               // one group's flux planes
   Real* in = nullptr;                       // capacity * in_reals
   Real* out = nullptr;                      // capacity * out_reals
   Real* flux = nullptr;                     // capacity * flux_reals

@@ -1,7 +1,9 @@
 // Flux registers on coarse-fine faces (Berger & Colella 1989; Schive et al. 2010 §2.1):
 // a coarse cell next to a refined patch was updated with the coarse flux through their
 // shared face; after the finer level has caught up, the difference to the time- and
-// area-integrated fine fluxes is added back, so AMR conserves to round-off.
+// area-integrated fine fluxes is added back, so AMR conserves to round-off. Only the
+// mesh's flux-corrected fields (FieldInfo::flux_corrected) have registers; refluxing leaves
+// the others untouched.
 #pragma once
 
 #include <unordered_map>
@@ -18,11 +20,12 @@ class FluxRegisters {
   // of the same level. Call whenever the hierarchy changes.
   void build(const mesh::Mesh& mesh);
 
-  // Close stage of a group of `level`, flux planes [9][nvar][16^2] as the solver returns
-  // them, time step dt: the coarse fluxes of its leaf patches' registered faces are
-  // subtracted (register -= dt F), and, if the group's outer faces touch a coarser leaf
-  // patch, the fine fluxes are added to that patch's register (+= dt F, averaged over the
-  // 4 fine faces of each coarse face). Groups write disjoint registers: thread-safe.
+  // Close stage of a group of `level`, flux planes [9][nflux][16^2] as the solver returns
+  // them (the nflux flux-corrected fields, in pool order), time step dt: the coarse fluxes
+  // of its leaf patches' registered faces are subtracted (register -= dt F), and, if the
+  // group's outer faces touch a coarser leaf patch, the fine fluxes are added to that
+  // patch's register (+= dt F, averaged over the 4 fine faces of each coarse face). Groups
+  // write disjoint registers: thread-safe.
   void close_group(const mesh::Mesh& mesh, int first_patch, const Real* planes, double dt);
 
   // Adds register / dx to the cells of `level` beside each registered face (minus on
@@ -33,13 +36,14 @@ class FluxRegisters {
   struct Register {
     int patch;               // coarse leaf patch
     int face;                // 2 * dir + side of that patch
-    std::vector<Real> data;  // [nvar][8][8], transverse (a slower, b faster)
+    std::vector<Real> data;  // [nflux][8][8], transverse (a slower, b faster)
   };
   static long long key(int patch, int face) { return 6LL * patch + face; }
   Register* find(int level, int patch, int face);
   void reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
 
-  int nvar_ = 0;
+  std::vector<int> flux_vars_;  // pool variable of each flux field
+  int nflux_ = 0;
   std::vector<std::vector<Register>> registers_;  // [level]
   // [level]: where each patch's registers begin in registers_[level] (a patch's are
   // consecutive), and one past the last: reflux runs patches in parallel.

@@ -26,8 +26,9 @@ struct MemoryEstimate {
   double host_bytes() const { return root_bytes + buffer_bytes; }
 };
 
-// What a run of `params` needs; `cuda`: whether it runs on the CUDA backend.
-MemoryEstimate estimate_memory(const Params& params, bool cuda);
+// What a run of `params` needs; `cuda`: whether it runs on the CUDA backend; `fields`: the
+// number of fields each patch holds (mesh::FieldRegistry::size of the run's fields).
+MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields);
 
 // Host memory this process may still allocate, in bytes: run.memory_limit when set (minus
 // `in_use`, what the run already holds), otherwise the smaller of the kernel's MemAvailable

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/core/params.hpp"
 #include "tessera/core/problem.hpp"
@@ -18,6 +19,7 @@
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/physics/model.hpp"
 
@@ -52,6 +54,10 @@ struct RunSummary {
   double pipeline_updates_per_second = 0;
   int plot_files = 0;
 };
+
+// The fields of a run of `params`, as its mesh, checkpoints and plot files hold them: the
+// one place where a run's field registry is made.
+mesh::FieldRegistry run_fields(const Params& params);
 
 class Simulation {
  public:
@@ -96,8 +102,11 @@ class Simulation {
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
   // debug builds). Throws tessera::Error(kInternal) on a violation.
   void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
-  // Volume integrals of the conserved variables (dens, mom x/y/z, engy) over the domain.
-  std::array<double, 5> conserved_totals() const;
+  // The fields of the run (mesh::Mesh holds them in this order).
+  const mesh::FieldRegistry& fields() const { return fields_; }
+  // Volume integrals of the conserved variables over the domain, one per field in pool
+  // order (for hydrodynamics: dens, mom x/y/z, engy, then the scalars' densities).
+  std::vector<double> conserved_totals() const;
   // L1 norm (volume average) of density minus the problem's analytic solution.
   std::optional<double> density_l1_error() const;
 
@@ -111,6 +120,9 @@ class Simulation {
   void advance(int level, double dt, double coarse_weight);
   void write_plot(int index);
   void write_failure_plot() const;
+  io::ToPrimitive to_primitive() const;
+  void log_totals_line() const;
+  void log_total_changes(const std::vector<double>& totals) const;
   void remove_stale_temporaries() const;
   void prune_checkpoints(const std::string& newest) const;
   std::size_t checkpoint_bytes() const;
@@ -121,14 +133,15 @@ class Simulation {
 
   Params params_;
   physics::Model model_;
+  mesh::FieldRegistry fields_;  // run_fields(params_)
   std::string problem_name_;
   std::string run_id_;
   std::unique_ptr<mesh::Mesh> mesh_;
   std::unique_ptr<Problem> problem_;
   std::unique_ptr<Executor> executor_;
-  std::unique_ptr<Pipeline> pipeline_;     // the hydro pass's
+  std::unique_ptr<Pipeline> pipeline_;  // the hydro pass's
   std::unique_ptr<HydroPass> hydro_;
-  std::vector<Pass*> schedule_;            // the passes of a level step, in order
+  std::vector<Pass*> schedule_;  // the passes of a level step, in order
   FluxRegisters registers_;
   RefinementParams refinement_;
   MemoryEstimate memory_;
@@ -154,7 +167,7 @@ class Simulation {
   double next_plot_ = 0;
   long last_plot_step_ = -1;
   double next_checkpoint_ = 0;
-  std::array<double, 5> totals0_{};
+  std::vector<double> totals0_;  // conserved_totals() at t = 0
   long last_checkpoint_step_ = -1;
   double checkpoint_rate_ = 0;  // bytes/s of the last checkpoint write (0: none yet)
 };

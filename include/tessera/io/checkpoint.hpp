@@ -4,7 +4,6 @@
 // rewritten: the current state of each level and the loop state below are the whole story.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,7 +31,8 @@ struct CheckpointState {
   std::int64_t cell_updates = 0;
   std::int64_t regrid_count = 0;
   std::int64_t floored = 0;
-  std::array<double, 5> initial_totals{};  // conserved totals at t = 0 (for the log)
+  // Conserved totals at t = 0 (for the log), one per field of the mesh, in pool order.
+  std::vector<double> initial_totals;
 };
 
 // What a checkpoint says about itself, read before anything else.
@@ -89,12 +89,18 @@ class CheckpointReader {
   CheckpointState state() const;
   // The families above the root, as mesh::Mesh takes them.
   mesh::Hierarchy hierarchy() const;
+  // The names of the fields the checkpoint holds, in pool order (the FieldNames attribute
+  // of /data; files written before it existed hold the 5 hydro fields rho, vel1, vel2,
+  // vel3, press).
+  std::vector<std::string> field_names() const;
   // Fills the current time level of every patch of `mesh`, which must have been built from
-  // hierarchy() with the checkpoint's geometry (checked patch by patch).
+  // hierarchy() with the checkpoint's geometry (checked patch by patch). Error(kInput) when
+  // the mesh's fields are not the checkpoint's (names, in order).
   void read_data(mesh::Mesh& mesh) const;
   // hierarchy() and read_data() together: the whole mesh with the checkpoint's data, for
-  // the geometry of the checkpoint's parameters.
-  std::unique_ptr<mesh::Mesh> read_mesh(const mesh::Geometry& geometry, int nvar) const;
+  // the geometry of the checkpoint's parameters and the fields of the run.
+  std::unique_ptr<mesh::Mesh> read_mesh(const mesh::Geometry& geometry,
+                                        const mesh::FieldRegistry& fields) const;
 
  private:
   std::string path_;

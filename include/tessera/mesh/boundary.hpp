@@ -11,7 +11,9 @@ namespace tessera::mesh {
 
 // box: [nvar][n][n][n] with n = 16 + 2 * ghost; group_corner: first interior cell of the
 // group in the index space of `level`. Sweeps x, then y, then z over the whole box extent
-// so edge and corner ghost cells end up filled too.
+// so edge and corner ghost cells end up filled too. Outflow copies the nearest interior
+// cell; a reflecting wall mirrors the interior and flips the sign of the fields that are
+// the vector component normal to it (FieldInfo::vector_component).
 void apply_physical_boundaries(const Mesh& mesh, int level, std::array<int, 3> group_corner,
                                int ghost, Real* box);
 

@@ -16,9 +16,9 @@ enum class Prolongation {
 };
 
 struct FieldInfo {
-  std::string name;   // as plot files write it (Athena++ names: rho, vel1, press, r0, ...)
-  int time_levels = 2;  // 2: old and new state, interpolated in time for a finer level's
-                        // ghost zones; 1: one state, updated in place, carried across steps
+  std::string name;            // as plot files write it (Athena++ names: rho, vel1, press, r0, ...)
+  int time_levels = 2;         // 2: old and new state, interpolated in time for a finer level's
+                               // ghost zones; 1: one state, updated in place, carried across steps
   bool flux_corrected = true;  // refluxed at coarse-fine faces (conserved densities)
   bool restricted = true;      // replaced by the average of the children on a refined patch
   Prolongation prolongation = Prolongation::kLimitedLinear;

@@ -1,6 +1,7 @@
 // The patch mesh: an octree of 8^3-cell patches in families of 8 siblings (patch groups),
 // their metadata (level, position, parent/children, neighbours) and their data, two time
-// levels each, in one structure-of-arrays pool [patch][var][z][y][x].
+// levels each, in one structure-of-arrays pool [patch][var][z][y][x]; the variables are
+// the fields of a FieldRegistry, in its order.
 #pragma once
 
 #include <array>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "tessera/core/real.hpp"
+#include "tessera/mesh/fields.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/mesh/patch_pool.hpp"
 
 namespace tessera::mesh {
 
@@ -62,10 +65,12 @@ class Mesh {
  public:
   // Builds level 0 and, level by level, the families of `refined`, in canonical order
   // (pool order = canonical order). Every parent must exist; proper nesting is not checked
-  // here (check_invariants does). Data of both time levels is zero.
-  Mesh(const Geometry& geometry, int nvar, const Hierarchy& refined = {});
+  // here (check_invariants does). Data of both time levels is zero. Every field must have
+  // 1 or 2 time levels (Error(kInternal) otherwise).
+  Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined = {});
 
   const Geometry& geometry() const { return geometry_; }
+  const FieldRegistry& fields() const { return fields_; }
   int nvar() const { return nvar_; }
   int num_patches() const { return static_cast<int>(patches_.size()); }
   int num_levels() const { return static_cast<int>(groups_.size()); }
@@ -106,19 +111,23 @@ class Mesh {
 
   // Two time levels per patch. Each level advances on its own (subcycling), so each
   // level has its own current slot; a level step reads `current` and writes `next`,
-  // then swaps, leaving the previous state in `next` for time interpolation.
+  // then swaps, leaving the previous state in `next` for time interpolation. A field with
+  // one time level is updated in place in the current slot: swap_slots first copies it,
+  // for every patch of the level, into the next slot, so the state carries across.
   Real* data(int slot, int p) { return pool_[slot].data() + std::size_t(p) * patch_reals(); }
   const Real* data(int slot, int p) const {
     return pool_[slot].data() + std::size_t(p) * patch_reals();
   }
   int current_slot(int level) const { return current_slot_[level]; }
   int next_slot(int level) const { return 1 - current_slot_[level]; }
-  void swap_slots(int level) { current_slot_[level] = 1 - current_slot_[level]; }
+  void swap_slots(int level);
   Real* current(int p) { return data(current_slot(patches_[p].level), p); }
   const Real* current(int p) const { return data(current_slot(patches_[p].level), p); }
   std::size_t patch_reals() const { return std::size_t(nvar_) * kPatchCells; }
   // Patches the pool holds room for without reallocating.
   std::size_t pool_capacity_patches() const { return pool_[0].capacity() / patch_reals(); }
+  // Where the patch data live (host memory; see patch_pool.hpp).
+  MemorySpace memory_space() const { return pool_[0].space(); }
 
   // Throws tessera::Error(kInternal) naming the first violation: families complete and
   // contiguous, parent/child links consistent, neighbour links symmetric, and proper
@@ -136,11 +145,13 @@ class Mesh {
   void sort_groups(int level);
 
   Geometry geometry_;
-  int nvar_;
+  FieldRegistry fields_;
+  int nvar_;                           // fields_.size()
+  std::vector<int> one_level_fields_;  // fields with time_levels == 1
   std::vector<PatchMeta> patches_;
   std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
   std::unordered_map<std::uint64_t, int> lookup_;
-  std::vector<Real> pool_[2];
+  PatchPool pool_[2];  // the two time levels
   std::vector<int> current_slot_;
 };
 

@@ -1,0 +1,122 @@
+// Simulation's diagnostics and plot files: the conserved totals of the log, the density
+// error against an analytic solution, and the conversion of the pool's conserved fields to
+// the primitive form plot files hold. The time loop that calls these is in simulation.cpp.
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/evolve/simulation.hpp"
+#include "tessera/io/plot_output.hpp"
+#include "tessera/physics/model.hpp"
+
+namespace tessera::evolve {
+
+namespace {
+
+// How the log names the total of a field: short (the "totals:" line, which scripts parse)
+// and long (the final "total ..." lines).
+struct TotalName {
+  std::string brief, full;
+};
+
+TotalName total_name(const std::string& field) {
+  if (field == "rho") return {"mass", "mass"};
+  if (field == "vel1") return {"momx", "momentum x"};
+  if (field == "vel2") return {"momy", "momentum y"};
+  if (field == "vel3") return {"momz", "momentum z"};
+  if (field == "press") return {"energy", "energy"};
+  if (field.size() > 1 && field[0] == 'r') return {field, "scalar " + field.substr(1)};
+  return {field, field};
+}
+
+}  // namespace
+
+std::vector<double> Simulation::conserved_totals() const {
+  // Called at every log line, so patches are summed in parallel; the patch sums are added
+  // in patch order, which keeps the totals independent of the thread count.
+  // Canonical order: the same bits whatever the history of the pool's slots.
+  const auto& m = *mesh_;
+  const std::vector<int> order = m.canonical_order();
+  const int np = static_cast<int>(order.size()), nvar = m.nvar();
+  std::vector<double> per_patch(std::size_t(np) * nvar, 0.0);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < np; ++i) {
+    const int p = order[i];
+    if (!m.patch(p).is_leaf()) continue;
+    const double h = m.dx(m.patch(p).level), vol = h * h * h;
+    const Real* u = m.current(p);
+    for (int v = 0; v < nvar; ++v) {
+      double s = 0;
+      for (int c = 0; c < mesh::kPatchCells; ++c) s += u[v * mesh::kPatchCells + c];
+      per_patch[std::size_t(i) * nvar + v] = s * vol;
+    }
+  }
+  std::vector<double> tot(nvar, 0.0);
+  for (int i = 0; i < np; ++i)
+    for (int v = 0; v < nvar; ++v) tot[v] += per_patch[std::size_t(i) * nvar + v];
+  return tot;
+}
+
+void Simulation::log_totals_line() const {
+  const auto tot = conserved_totals();
+  std::string line = strprintf("totals: step %ld t %.9e", step_, time_);
+  for (int v = 0; v < fields_.size(); ++v)
+    line += strprintf(" %s %.15e", total_name(fields_[v].name).brief.c_str(), tot[v]);
+  log_line("%s", line.c_str());
+}
+
+void Simulation::log_total_changes(const std::vector<double>& totals) const {
+  for (int v = 0; v < fields_.size(); ++v)
+    log_line("total %-10s %+.15e (change %+.3e)", total_name(fields_[v].name).full.c_str(),
+             totals[v], totals[v] - totals0_[v]);
+}
+
+std::optional<double> Simulation::density_l1_error() const {
+  const auto& m = *mesh_;
+  const auto& geo = m.geometry();
+  double err = 0;
+  for (const int p : m.canonical_order()) {
+    if (!m.patch(p).is_leaf()) continue;
+    const double h = m.dx(m.patch(p).level);
+    const Real* u = m.current(p);
+    for (int k = 0; k < mesh::kPatchSize; ++k)
+      for (int j = 0; j < mesh::kPatchSize; ++j)
+        for (int i = 0; i < mesh::kPatchSize; ++i) {
+          const auto x = m.cell_center(p, i, j, k);
+          const CellBox cell = CellBox::around(x, h);
+          const auto exact = problem_->analytic_density(cell, time_);
+          if (!exact) return std::nullopt;
+          err +=
+              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
+        }
+  }
+  double volume = 1;
+  for (int d = 0; d < 3; ++d) volume *= geo.xmax[d] - geo.xmin[d];
+  return err / volume;
+}
+
+io::ToPrimitive Simulation::to_primitive() const {
+  // The model's primitives in pool order: rho, v1, v2, v3, p (adiabatic gas, the floors
+  // applied), then each passive scalar's concentration.
+  const physics::Model model = model_;
+  return [model](const Real* u, int stride, Real* w) { model.to_primitive(u, stride, w); };
+}
+
+void Simulation::write_plot(int index) {
+  if (!params_.boolean("output.enabled")) return;
+  ScopedTimer t(timers_, Stage::kOutput);
+  const std::string dir = params_.string("output.dir");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
+  const std::string path = io::plot_file_name(dir, problem_name_, index);
+  io::write_plot_file(
+      path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
+                               problem_name_, static_cast<int>(step_), time_, params_.to_toml()));
+  log_line("wrote %s", path.c_str());
+}
+
+}  // namespace tessera::evolve

@@ -1,0 +1,349 @@
+// Checkpoint reader (layout: docs/checkpoints.md; the writer is checkpoint.cpp). It checks
+// the format, its version, the precision, the fields and the shape of everything before it
+// trusts a number; every dataset's Fletcher32 checksum and XXH3-64 digest are checked as it
+// is read.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/io/checkpoint_layout.hpp"
+#include "src/io/digest.hpp"
+#include "src/io/hdf5_util.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/core/real.hpp"
+#include "tessera/io/checkpoint.hpp"
+
+namespace tessera::io {
+
+using detail::Handle;
+using detail::Hdf5File;
+using detail::level_name;
+using detail::level_patch_range;
+
+namespace {
+
+// Reading: the failing step becomes Error(kIo) ("cannot read checkpoint ..."), or kInput
+// for a file that is readable but not what this build can continue from.
+class Reader : public Hdf5File {
+ public:
+  // `digests`: the datasets carry Digest attributes (format version 2 on), checked on read.
+  Reader(const std::string& path, bool digests)
+      : Hdf5File("read checkpoint", path), digests_(digests) {}
+
+  [[noreturn]] void incompatible(const std::string& what) const {
+    throw Error(ErrorKind::kInput, "cannot use checkpoint '" + path() + "': " + what);
+  }
+  [[noreturn]] void corrupt(const std::string& what) const {
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path() + "': " + what);
+  }
+
+  std::string string_attribute(hid_t loc, const char* name) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle type = own(H5Aget_type(attr.get()), H5Tclose, step);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0)
+      corrupt(std::string("attribute '") + name + "' is not a fixed-length string");
+    std::vector<char> buf(H5Tget_size(type.get()) + 1, '\0');
+    check(H5Aread(attr.get(), type.get(), buf.data()), step);
+    return std::string(buf.data());
+  }
+
+  // A one-dimensional array of fixed-length strings (string_array_attribute's layout).
+  std::vector<std::string> string_array_attribute(hid_t loc, const char* name) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle type = own(H5Aget_type(attr.get()), H5Tclose, step);
+    Handle space = own(H5Aget_space(attr.get()), H5Sclose, step);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) != 0 ||
+        H5Sget_simple_extent_ndims(space.get()) != 1)
+      corrupt(std::string("attribute '") + name + "' is not an array of fixed-length strings");
+    const std::size_t count = static_cast<std::size_t>(H5Sget_simple_extent_npoints(space.get()));
+    const std::size_t length = H5Tget_size(type.get());
+    std::vector<char> buf(count * length + 1, '\0');
+    check(H5Aread(attr.get(), type.get(), buf.data()), step);
+    std::vector<std::string> out(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      const char* text = buf.data() + i * length;
+      out[i].assign(text, std::find(text, text + length, '\0'));
+    }
+    return out;
+  }
+
+  template <class T>
+  T scalar_attribute(hid_t loc, const char* name, hid_t mem_type) const {
+    const std::string step = std::string("reading attribute '") + name + "'";
+    if (H5Aexists(loc, name) <= 0) corrupt(std::string("attribute '") + name + "' is missing");
+    Handle attr = own(H5Aopen(loc, name, H5P_DEFAULT), H5Aclose, step);
+    Handle space = own(H5Aget_space(attr.get()), H5Sclose, step);
+    if (H5Sget_simple_extent_npoints(space.get()) != 1)
+      corrupt(std::string("attribute '") + name + "' is not a single value");
+    T value{};
+    check(H5Aread(attr.get(), mem_type, &value), step);
+    return value;
+  }
+
+  // Reads a checksummed dataset of exactly `dims` into `out` (converted to mem_type).
+  void dataset(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
+               void* out) const {
+    const std::string step = "reading dataset '" + name + "'";
+    if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0)
+      corrupt("dataset '" + name + "' is missing");
+    Handle set = own(H5Dopen2(loc, name.c_str(), H5P_DEFAULT), H5Dclose, step);
+    Handle space = own(H5Dget_space(set.get()), H5Sclose, step);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    std::vector<hsize_t> have(std::max(rank, 0));
+    if (rank < 0 || H5Sget_simple_extent_dims(space.get(), have.data(), nullptr) < 0) fail(step);
+    if (have != dims) {
+      auto text = [](const std::vector<hsize_t>& d) {
+        std::string s;
+        for (std::size_t i = 0; i < d.size(); ++i)
+          s += (i ? " x " : "") + std::to_string(static_cast<unsigned long long>(d[i]));
+        return s.empty() ? std::string("scalar") : s;
+      };
+      corrupt("dataset '" + name + "' has shape " + text(have) + ", expected " + text(dims));
+    }
+    Handle dcpl = own(H5Dget_create_plist(set.get()), H5Pclose, step);
+    unsigned flags = 0, config = 0;
+    std::size_t nelmts = 0;
+    if (H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelmts, nullptr, 0,
+                             nullptr, &config) < 0)
+      corrupt("dataset '" + name + "' carries no Fletcher32 checksum");
+    hsize_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    if (count == 0) return;
+    if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+      const std::string detail = detail::hdf5_error_detail();
+      corrupt("dataset '" + name + "' failed its checksum or could not be read" +
+              (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+    }
+    if (!digests_) return;
+    const auto stored = detail::parse_digest_text(string_attribute(set.get(), "Digest"));
+    if (!stored) corrupt("dataset '" + name + "' has a malformed Digest attribute");
+    const std::uint64_t actual =
+        detail::digest64(out, static_cast<std::size_t>(count) * H5Tget_size(mem_type));
+    if (actual != *stored)
+      corrupt("dataset '" + name + "' does not match its digest (stored " +
+              detail::digest_text(*stored) + ", data " + detail::digest_text(actual) +
+              "): its bytes changed after it was written");
+  }
+
+  template <class T>
+  T one(hid_t loc, const std::string& name, hid_t mem_type) const {
+    T value{};
+    dataset(loc, name, mem_type, {1}, &value);
+    return value;
+  }
+
+ private:
+  bool digests_;
+};
+
+// The fields of a checkpoint written before /data carried FieldNames: hydrodynamics with
+// total energy and no scalars (mesh::hydro_fields(true, 0)).
+const std::vector<std::string> kLegacyFields = {"rho", "vel1", "vel2", "vel3", "press"};
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return "(" + s + ")";
+}
+
+// The NumLevels attribute, checked against what a mesh can hold.
+int stored_levels(const Reader& r, hid_t f) {
+  const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
+  if (nlev < 1 || nlev > mesh::kMaxLevels) r.corrupt(strprintf("NumLevels = %d", nlev));
+  return nlev;
+}
+
+}  // namespace
+
+CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, false);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_, ec))
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path_ + "': no such file");
+  if (H5Fis_hdf5(path_.c_str()) <= 0)
+    r.corrupt("not an HDF5 file, or a truncated one (HDF5: " + detail::hdf5_error_detail() + ")");
+  file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file_ < 0)
+    r.corrupt("the file cannot be opened: truncated or damaged (HDF5: " +
+              detail::hdf5_error_detail() + ")");
+  const hid_t f = static_cast<hid_t>(file_);
+  // H5Aexists fails (< 0) when the root object header fails its checksum: damage, not
+  // another kind of file.
+  const htri_t has_format = H5Aexists(f, "Format");
+  if (has_format < 0)
+    r.corrupt("its root object header cannot be read (HDF5: " + detail::hdf5_error_detail() + ")");
+  if (has_format == 0 || r.string_attribute(f, "Format") != kCheckpointFormat)
+    r.incompatible("not a Tessera checkpoint (a plot file or another program's HDF5 file?)");
+  header_.format_version = r.scalar_attribute<int>(f, "FormatVersion", H5T_NATIVE_INT);
+  header_.code_version = r.string_attribute(f, "CodeVersion");
+  if (header_.format_version != kCheckpointFormatVersion && header_.format_version != 1)
+    r.incompatible(
+        strprintf("checkpoint format version %d (written by Tessera %s); this "
+                  "build reads version %d",
+                  header_.format_version, header_.code_version.c_str(), kCheckpointFormatVersion));
+  header_.precision = r.string_attribute(f, "Precision");
+  if (header_.precision != kPrecisionName)
+    r.incompatible("written by a " + header_.precision + "-precision build; this build is " +
+                   kPrecisionName + " precision (TESSERA_PRECISION): restart with a " +
+                   header_.precision + "-precision build");
+  header_.problem = r.string_attribute(f, "Problem");
+  header_.parameters = r.string_attribute(f, "Parameters");
+  // Version 1 (Tessera 0.1) had neither run identities nor digests; it is read as before.
+  if (header_.format_version >= 2) header_.run_id = r.string_attribute(f, "RunId");
+  const Reader checked(path_, has_digests());
+  header_.time = checked.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
+  header_.step = checked.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
+}
+
+bool CheckpointReader::has_digests() const {
+  return header_.format_version >= 2;
+}
+
+void CheckpointReader::verify_file_digest() const {
+  if (has_digests() && !check_file_digest(path_))
+    Reader(path_, true).corrupt("its digest block (the first 512 bytes) is damaged");
+}
+
+CheckpointReader::~CheckpointReader() {
+  if (file_ >= 0) H5Fclose(static_cast<hid_t>(file_));
+}
+
+CheckpointState CheckpointReader::state() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, has_digests());
+  const hid_t f = static_cast<hid_t>(file_);
+  const int nlev = stored_levels(r, f);
+  CheckpointState s;
+  s.time = header_.time;
+  s.step = header_.step;
+  s.level_steps.resize(nlev);
+  s.level_max_speed.resize(nlev);
+  r.dataset(f, "state/level_steps", H5T_NATIVE_INT64, {hsize_t(nlev)}, s.level_steps.data());
+  r.dataset(f, "state/level_max_speed", H5T_NATIVE_DOUBLE, {hsize_t(nlev)},
+            s.level_max_speed.data());
+  s.plot_index = r.one<std::int64_t>(f, "state/plot_index", H5T_NATIVE_INT64);
+  s.next_plot_time = r.one<double>(f, "state/next_plot_time", H5T_NATIVE_DOUBLE);
+  s.last_plot_step = r.one<std::int64_t>(f, "state/last_plot_step", H5T_NATIVE_INT64);
+  s.next_checkpoint_time = r.one<double>(f, "state/next_checkpoint_time", H5T_NATIVE_DOUBLE);
+  s.cell_updates = r.one<std::int64_t>(f, "state/cell_updates", H5T_NATIVE_INT64);
+  s.regrid_count = r.one<std::int64_t>(f, "state/regrid_count", H5T_NATIVE_INT64);
+  s.floored = r.one<std::int64_t>(f, "state/floored", H5T_NATIVE_INT64);
+  // One total per field: 5 in a file without FieldNames.
+  s.initial_totals.resize(field_names().size());
+  r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {hsize_t(s.initial_totals.size())},
+            s.initial_totals.data());
+  return s;
+}
+
+mesh::Hierarchy CheckpointReader::hierarchy() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, has_digests());
+  const hid_t f = static_cast<hid_t>(file_);
+  const int nlev = stored_levels(r, f);
+  mesh::Hierarchy h(nlev - 1);
+  for (int level = 1; level < nlev; ++level) {
+    const std::string name = "mesh/" + level_name("parents_level_", level);
+    if (H5Lexists(f, name.c_str(), H5P_DEFAULT) <= 0)
+      r.corrupt("dataset '" + name + "' is missing");
+    Handle set = r.own(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name);
+    Handle space = r.own(H5Dget_space(set.get()), H5Sclose, "opening " + name);
+    hsize_t dims[2] = {0, 0};
+    if (H5Sget_simple_extent_ndims(space.get()) != 2 ||
+        H5Sget_simple_extent_dims(space.get(), dims, nullptr) < 0 || dims[1] != 3)
+      r.corrupt("dataset '" + name + "' is not an N x 3 array");
+    h[level - 1].resize(dims[0]);
+    r.dataset(f, name, H5T_NATIVE_INT, {dims[0], 3}, h[level - 1].data());
+  }
+  return h;
+}
+
+std::vector<std::string> CheckpointReader::field_names() const {
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, has_digests());
+  const hid_t f = static_cast<hid_t>(file_);
+  if (H5Lexists(f, "data", H5P_DEFAULT) <= 0) r.corrupt("group 'data' is missing");
+  Handle dg = r.own(H5Gopen2(f, "data", H5P_DEFAULT), H5Gclose, "opening group 'data'");
+  if (H5Aexists(dg.get(), "FieldNames") <= 0) return kLegacyFields;
+  std::vector<std::string> names = r.string_array_attribute(dg.get(), "FieldNames");
+  if (names.empty() || r.scalar_attribute<int>(dg.get(), "NumFields", H5T_NATIVE_INT) !=
+                           static_cast<int>(names.size()))
+    r.corrupt("the FieldNames and NumFields attributes of 'data' disagree");
+  return names;
+}
+
+void CheckpointReader::read_data(mesh::Mesh& m) const {
+  const std::vector<std::string> stored = field_names();
+  std::vector<std::string> wanted;
+  for (const auto& field : m.fields().all()) wanted.push_back(field.name);
+  if (stored != wanted)
+    Reader(path_, false)
+        .incompatible("it holds the fields " + name_list(stored) + " but this run has " +
+                      name_list(wanted) + ": restart with the physics (e.g. the passive scalars) " +
+                      "of the run that wrote it");
+  const detail::QuietHdf5Errors quiet;
+  const Reader r(path_, has_digests());
+  const hid_t f = static_cast<hid_t>(file_);
+  const auto& geo = m.geometry();
+  std::array<int, 3> root{};
+  std::array<double, 3> lo{}, hi{};
+  r.dataset(f, "mesh/root_cells", H5T_NATIVE_INT, {3}, root.data());
+  r.dataset(f, "mesh/xmin", H5T_NATIVE_DOUBLE, {3}, lo.data());
+  r.dataset(f, "mesh/xmax", H5T_NATIVE_DOUBLE, {3}, hi.data());
+  if (root != geo.root_cells || lo != geo.xmin || hi != geo.xmax)
+    r.corrupt("its mesh geometry (root cells, domain) disagrees with its own parameters");
+  const std::size_t np = m.num_patches();
+  std::vector<int> levels(np), corners(3 * np);
+  r.dataset(f, "mesh/levels", H5T_NATIVE_INT, {np}, levels.data());
+  r.dataset(f, "mesh/corners", H5T_NATIVE_INT, {np, 3}, corners.data());
+  for (std::size_t p = 0; p < np; ++p) {
+    const auto& meta = m.patch(static_cast<int>(p));
+    if (levels[p] != meta.level || corners[3 * p] != meta.corner[0] ||
+        corners[3 * p + 1] != meta.corner[1] || corners[3 * p + 2] != meta.corner[2])
+      r.corrupt(strprintf("patch %zu of the rebuilt octree does not match the stored one", p));
+  }
+  const hsize_t n = mesh::kPatchSize;
+  for (int level = 0; level < m.num_levels(); ++level) {
+    const auto [first, count] = level_patch_range(m, level);
+    const std::string name = "data/" + level_name("level_", level);
+    // A file whose attribute was edited but whose data has the other precision.
+    if (H5Lexists(f, name.c_str(), H5P_DEFAULT) > 0) {
+      Handle set = r.own(H5Dopen2(f, name.c_str(), H5P_DEFAULT), H5Dclose, "opening " + name);
+      Handle type = r.own(H5Dget_type(set.get()), H5Tclose, "opening " + name);
+      if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != sizeof(Real))
+        r.incompatible("dataset '" + name + "' does not hold " + kPrecisionName +
+                       "-precision numbers");
+    }
+    r.dataset(f, name, detail::real_type(),
+              {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
+              m.data(m.current_slot(level), first));
+  }
+}
+
+std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& geometry,
+                                                        const mesh::FieldRegistry& fields) const {
+  std::unique_ptr<mesh::Mesh> m;
+  try {
+    m = std::make_unique<mesh::Mesh>(geometry, fields, hierarchy());
+  } catch (const Error& e) {
+    // The constructor reports a missing parent as a bug; here it is a damaged file.
+    if (e.kind() != ErrorKind::kInternal) throw;
+    Reader(path_, false).corrupt(std::string("its octree is inconsistent: ") + e.what());
+  }
+  {
+    const detail::QuietHdf5Errors quiet;
+    const Reader r(path_, has_digests());
+    if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
+      r.corrupt("its level count disagrees with its octree");
+  }
+  read_data(*m);
+  return m;
+}
+
+}  // namespace tessera::io
