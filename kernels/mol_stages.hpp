@@ -39,7 +39,7 @@ struct BoxArrays {
   Real* flux;            // [3][nvar][N^3] face fluxes per direction; face i-1/2 at cell i
   Real* out;             // [nvar][16^3] new interior
   Real* planes;          // [9][nvar][16^2] fluxes on the group's flux planes
-  GroupResult* results;  // [1]
+  GroupResult* results;  // [count]
   int count;
   int nvar;  // the physics' variables, then passive scalars
 };

@@ -447,9 +447,12 @@ Params load_impl(TomlValue root, const std::string& source,
                    table.at("problem").as_table().at("name").is_string()) {
           problem = table.at("problem").as_table().at("name").as_string().str;
         }
-        if (!problem.empty())
-          if (const ParamSpec* spec = find_spec(schema.problem_specs(problem), section, key))
+        if (!problem.empty()) {
+          // The specs must outlive the pointer find_spec returns into them.
+          const std::vector<ParamSpec> specs = schema.problem_specs(problem);
+          if (const ParamSpec* spec = find_spec(specs, section, key))
             want_string = spec->type == ParamType::kString;
+        }
       } catch (const Error&) {
         // An unknown problem name is reported by validate() with its location.
       }
