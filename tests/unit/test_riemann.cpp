@@ -255,3 +255,37 @@ TEST(Riemann, HllAndHllcGiveTheExactFluxOfAnIsolatedShock) {
 
 }  // namespace
 }  // namespace tessera::kernels::hydro_test
+
+// Isothermal HLLC (kernels/riemann_hllc.hpp): across a pure shear layer (equal density and
+// normal velocity, transverse velocity jumping) the transverse momentum flux is the mass
+// flux times the upwind side's transverse velocity, which HLL smears.
+namespace tessera::kernels {
+namespace {
+
+TEST(IsothermalHllc, ShearLayerTakesTheUpwindTransverseVelocity) {
+  using P = HydroIsothermal;
+  const P::Params prm{Real(1), Real(1e-10)};
+  for (const Real vn : {Real(0.5), Real(-0.5)}) {
+    const P::Vars l{{Real(1), vn, Real(1), Real(0.25)}}, r{{Real(1), vn, Real(-1), Real(-0.75)}};
+    const P::Vars f = RiemannHllc<P>::flux(l, r, prm);
+    const P::Vars& up = vn > 0 ? l : r;
+    EXPECT_DOUBLE_EQ(f[P::kDens], vn);
+    EXPECT_DOUBLE_EQ(f[P::kMomX], vn * vn + 1);
+    EXPECT_DOUBLE_EQ(f[P::kMomY], vn * up[P::kVelX + 1]);
+    EXPECT_DOUBLE_EQ(f[P::kMomZ], vn * up[P::kVelX + 2]);
+    const P::Vars h = RiemannHll<P>::flux(l, r, prm);
+    EXPECT_GT(std::fabs(h[P::kMomY] - f[P::kMomY]), 0.1) << "HLL smears the shear layer";
+  }
+}
+
+TEST(IsothermalHllc, SupersonicFlowTakesTheUpwindPhysicalFlux) {
+  using P = HydroIsothermal;
+  const P::Params prm{Real(1), Real(1e-10)};
+  const P::Vars l{{Real(2), Real(3), Real(0.5), Real(0)}}, r{{Real(1), Real(3), Real(0), Real(1)}};
+  const P::Vars f = RiemannHllc<P>::flux(l, r, prm);
+  const P::Vars phys = P::flux(l, P::prim_to_cons(l, prm), prm);
+  for (int v = 0; v < P::kNumVars; ++v) EXPECT_EQ(f[v], phys[v]);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
