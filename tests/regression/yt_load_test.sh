@@ -26,3 +26,23 @@ last=$(ls "$work"/amr/blob.*.athdf | sort | tail -n 1)
 /usr/bin/python3 "$src/tests/regression/yt_mass_check.py" "$last" "$mass" --rtol 1e-12
 /usr/bin/python3 "$src/scripts/plot_slice.py" "$last" --out "$work/slice_amr.png"
 test -s "$work/slice_amr.png"
+
+# Passive scalars: yt reads the concentration r0, and the scalar's total as yt computes it
+# (concentration * density * volume) equals the code's.
+"$bin" run "$src/problems/blob/blob.toml" amr.max_level=1 run.max_steps=4 hydro.passive_scalars=1 \
+  "output.dir=$work/scalar" output.dt=0 >"$work/log_scalar.txt"
+total=$(awk '/^total scalar 0/ {print $4}' "$work/log_scalar.txt")
+last=$(ls "$work"/scalar/blob.*.athdf | sort | tail -n 1)
+/usr/bin/python3 - "$last" "$total" <<'PY'
+import sys
+import yt
+yt.set_log_level(40)
+ds = yt.load(sys.argv[1])
+assert ("athena_pp", "r0") in ds.field_list, ds.field_list
+ad = ds.all_data()
+s = (ad["athena_pp", "r0"] * ad["athena_pp", "rho"] * ad["index", "cell_volume"]).sum()
+expected = float(sys.argv[2])
+got = float(s.d)
+print(f"yt scalar total {got!r}, code {expected!r}")
+sys.exit(0 if abs(got - expected) <= 1e-12 * abs(expected) else 1)
+PY
