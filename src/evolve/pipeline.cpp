@@ -110,8 +110,9 @@ void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
         solver.shape().ghost, solver.shape().in_vars, solver.shape().out_vars,
         solver.shape().flux_vars, shape.ghost, shape.in_vars, shape.out_vars, shape.flux_vars));
   const FieldRange in = pass.inputs(), out = pass.outputs();
-  if (in.count != shape.in_vars || out.count != shape.out_vars || in.first < 0 || out.first < 0 ||
-      in.first + in.count > m.nvar() || out.first + out.count > m.nvar())
+  if (in.count < 1 || out.count < 1 || in.count != shape.in_vars || out.count != shape.out_vars ||
+      in.first < 0 || out.first < 0 || in.first + in.count > m.nvar() ||
+      out.first + out.count > m.nvar())
     fail("its input or output fields do not match its solver or the mesh's fields");
   const auto& fields = m.fields();
   for (int f = out.first; f < out.first + out.count; ++f)
@@ -119,8 +120,10 @@ void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
       fail("it writes fields with one and with two time levels");
   if (pass.refluxes()) {
     const auto corrected = fields.flux_corrected();
+    // Sorted, so equal size and ends mean the same contiguous range.
     if (shape.flux_vars != out.count || static_cast<int>(corrected.size()) != out.count ||
-        corrected.front() != out.first)
+        corrected.empty() || corrected.front() != out.first ||
+        corrected.back() != out.first + out.count - 1)
       fail("it refluxes, but its outputs are not the flux-corrected fields");
   }
 }
