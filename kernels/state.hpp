@@ -10,7 +10,6 @@
 namespace tessera::kernels {
 
 // std:: overloads serve float and double on the host and, under nvcc, on the device.
-using std::exp;
 using std::fabs;
 using std::isfinite;
 using std::sqrt;

@@ -1,11 +1,13 @@
-// Field registries for tests of the mesh on its own: `n` scalar fields f0, f1, ... with
-// FieldInfo's defaults (two time levels, refluxed, restricted, limited linear prolongation).
+// Meshes for tests: field registries of `n` scalar fields f0, f1, ... with FieldInfo's
+// defaults (two time levels, refluxed, restricted, limited linear prolongation), and a
+// small periodic box.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "tessera/mesh/fields.hpp"
+#include "tessera/mesh/geometry.hpp"
 
 namespace tessera::mesh::testing {
 
@@ -13,6 +15,17 @@ inline FieldRegistry plain_fields(int n) {
   std::vector<FieldInfo> fields(n);
   for (int v = 0; v < n; ++v) (fields[v].name = "f") += std::to_string(v);
   return FieldRegistry(std::move(fields));
+}
+
+// A periodic 48 x 32 x 32 root grid of cell width 1/32: 3 x 2 x 2 = 12 patch groups.
+inline Geometry periodic_box() {
+  Geometry g;
+  g.root_cells = {48, 32, 32};
+  g.xmin = {0, 0, 0};
+  g.xmax = {1.5, 1, 1};
+  g.dx0 = 1.0 / 32;
+  for (auto& b : g.boundary) b = {Boundary::kPeriodic, Boundary::kPeriodic};
+  return g;
 }
 
 }  // namespace tessera::mesh::testing

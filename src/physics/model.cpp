@@ -1,5 +1,7 @@
 #include "tessera/physics/model.hpp"
 
+#include <type_traits>
+
 #include "tessera/core/log.hpp"
 
 namespace tessera::physics {
@@ -46,7 +48,7 @@ void Model::to_conserved(const FlowState& f, Real* u) const {
     typename P::Vars w;
     w[P::kRho] = Real(f.rho);
     for (int d = 0; d < 3; ++d) w[P::kVelX + d] = Real(f.v[d]);
-    if constexpr (P::kNumVars > 4) w[HydroAdiabatic::kPres] = Real(f.p);
+    if constexpr (std::is_same_v<P, HydroAdiabatic>) w[P::kPres] = Real(f.p);
     const auto c = P::prim_to_cons(w, kernels::params_of<P>(params_));
     for (int v = 0; v < P::kNumVars; ++v) u[v] = c[v];
   });

@@ -9,6 +9,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/pipeline.hpp"
+#include "tests/test_fields.hpp"
 
 namespace tessera::evolve {
 namespace {
@@ -24,15 +25,7 @@ mesh::FieldRegistry fields_with_phi() {
   return mesh::FieldRegistry(f);
 }
 
-mesh::Geometry periodic_box() {
-  mesh::Geometry g;
-  g.root_cells = {48, 32, 32};  // 3 x 2 x 2 = 12 groups
-  g.xmin = {0, 0, 0};
-  g.xmax = {1.5, 1, 1};
-  g.dx0 = 1.0 / 32;
-  for (auto& b : g.boundary) b = {mesh::Boundary::kPeriodic, mesh::Boundary::kPeriodic};
-  return g;
-}
+using mesh::testing::periodic_box;
 
 // Smooth hydro state; phi rough, so that relaxation has work to do.
 void fill(mesh::Mesh& m) {
