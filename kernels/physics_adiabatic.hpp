@@ -21,6 +21,7 @@ struct HydroAdiabatic {
   enum : int { kRho = 0, kVelX = 1, kPres = 4 };
   static constexpr int kNumVectors = 1;
   TESSERA_HD static constexpr int vector_start(int) { return kMomX; }
+  static constexpr bool kGlm = false;  // no divergence cleaning (physics_mhd.hpp)
   using Vars = State<kNumVars>;
 
   struct Params {
@@ -62,6 +63,9 @@ struct HydroAdiabatic {
   TESSERA_HD static Real sound_speed(const Vars& w, const Params& p) {
     return sqrt(p.gamma * w[kPres] / w[kRho]);
   }
+
+  // The fastest wave speed relative to the flow along axis 0 (LLF).
+  TESSERA_HD static Real fast_speed(const Vars& w, const Params& p) { return sound_speed(w, p); }
 
   // Physical flux along axis 0 of a state rotated so that velocity component 0 is normal.
   TESSERA_HD static Vars flux(const Vars& w, const Vars& u, const Params&) {

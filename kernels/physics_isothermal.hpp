@@ -15,6 +15,7 @@ struct HydroIsothermal {
   enum : int { kRho = 0, kVelX = 1 };
   static constexpr int kNumVectors = 1;
   TESSERA_HD static constexpr int vector_start(int) { return kMomX; }
+  static constexpr bool kGlm = false;  // no divergence cleaning (physics_mhd.hpp)
   using Vars = State<kNumVars>;
 
   struct Params {
@@ -38,6 +39,8 @@ struct HydroIsothermal {
   }
 
   TESSERA_HD static Real sound_speed(const Vars&, const Params& p) { return p.sound_speed; }
+  // The fastest wave speed relative to the flow along axis 0 (LLF).
+  TESSERA_HD static Real fast_speed(const Vars& w, const Params& p) { return sound_speed(w, p); }
 
   // Physical flux along axis 0: (rho v_x, rho v_x^2 + c^2 rho, rho v_y v_x, rho v_z v_x).
   TESSERA_HD static Vars flux(const Vars& w, const Vars& u, const Params& p) {
