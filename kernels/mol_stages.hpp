@@ -93,6 +93,7 @@ TESSERA_HD inline typename Phys::Vars face_flux(const Real* w, int n3, int idx, 
     const Vars wp1 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + stride), dir);
     face_states<Recon>(wm2, wm1, w0, wp1, left, right);
   }
+  if constexpr (Phys::kGlm) Phys::glm_face(left, right, p);  // GLM-MHD: Bn*, psi* first
   return rotate_from<Phys>(Riemann::flux(left, right, p), dir);
 }
 
@@ -272,6 +273,7 @@ struct FinalStage {
       u = euler_step(a, coef, du);
     else
       u = rk2_final(a, load_vars<Phys>(u1 + off, B::kN3, c), coef, du);
+    if constexpr (Phys::kGlm) Phys::end_of_step(u, prm);  // parabolic decay of psi
     const FloorResult fr = Phys::apply_floors(u, prm);
     Real* og = out + std::size_t(g) * nvar * kGroupCells;
     store_vars<Phys>(og, kGroupCells, cell, u);

@@ -4,20 +4,30 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/group_layout.hpp"
 #include "kernels/physics_adiabatic.hpp"
 #include "kernels/physics_isothermal.hpp"
+#include "kernels/physics_mhd.hpp"
 #include "kernels/reconstruction.hpp"
 #include "kernels/riemann_hll.hpp"
 #include "kernels/riemann_hllc.hpp"
+#include "kernels/riemann_hlld.hpp"
 #include "kernels/riemann_llf.hpp"
 
 namespace tessera::kernels {
 
-enum class Physics { kAdiabatic, kIsothermal };
+enum class Physics { kAdiabatic, kIsothermal, kMhd };
 enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer };
-enum class RiemannSolver { kHll, kHllc, kLlf };
+// HLLC serves hydrodynamics only, HLLD MHD only (supports_riemann).
+enum class RiemannSolver { kHll, kHllc, kLlf, kHlld };
+
+inline bool supports_riemann(Physics p, RiemannSolver r) {
+  if (r == RiemannSolver::kHllc) return p != Physics::kMhd;
+  if (r == RiemannSolver::kHlld) return p == Physics::kMhd;
+  return true;
+}
 
 struct Scheme {
   Reconstruction recon = Reconstruction::kPlmMc;
@@ -30,6 +40,7 @@ struct Scheme {
 struct PhysicsParams {
   HydroAdiabatic::Params adiabatic;
   HydroIsothermal::Params isothermal;
+  MhdGlm::Params mhd;
 };
 
 template <class Phys>
@@ -43,6 +54,10 @@ TESSERA_HD inline const HydroIsothermal::Params& params_of<HydroIsothermal>(
     const PhysicsParams& p) {
   return p.isothermal;
 }
+template <>
+TESSERA_HD inline const MhdGlm::Params& params_of<MhdGlm>(const PhysicsParams& p) {
+  return p.mhd;
+}
 
 // What one step of the patch-group solver needs besides the data.
 struct MolParams {
@@ -52,9 +67,18 @@ struct MolParams {
 };
 
 inline constexpr int kMaxPassiveScalars = 16;
+// The most conserved variables of a cell: MHD's 9 and every passive scalar.
+inline constexpr int kMaxVars = MhdGlm::kNumVars + kMaxPassiveScalars;
 
 inline int physics_vars(Physics p) {
-  return p == Physics::kIsothermal ? HydroIsothermal::kNumVars : HydroAdiabatic::kNumVars;
+  switch (p) {
+    case Physics::kIsothermal:
+      return HydroIsothermal::kNumVars;
+    case Physics::kMhd:
+      return MhdGlm::kNumVars;
+    default:
+      return HydroAdiabatic::kNumVars;
+  }
 }
 // Conserved variables of the solver's boxes: the physics' then the passive scalars.
 inline int solver_vars(const Scheme& s, int scalars) {
@@ -62,9 +86,9 @@ inline int solver_vars(const Scheme& s, int scalars) {
 }
 
 // Short name of conserved variable v (error messages): dens, momx, momy, momz, engy
-// (adiabatic), then scalar0, scalar1, ...
+// (adiabatic and MHD), bx, by, bz, psi (MHD), then scalar0, scalar1, ...
 inline std::string conserved_name(Physics p, int v) {
-  static const char* kNames[5] = {"dens", "momx", "momy", "momz", "engy"};
+  static const char* kNames[9] = {"dens", "momx", "momy", "momz", "engy", "bx", "by", "bz", "psi"};
   const int n = physics_vars(p);
   return v < n ? kNames[v] : "scalar" + std::to_string(v - n);
 }
@@ -76,7 +100,9 @@ struct IntegratorVl2;
 template <class... T>
 struct Types {};
 
-// Calls f(Types<Phys, Recon, Riemann, IntegratorTag>{}) for the scheme's choice.
+// Calls f(Types<Phys, Recon, Riemann, IntegratorTag>{}) for the scheme's choice. Only the
+// solvers a physics supports are instantiated; the caller has refused the others
+// (supports_riemann), which fall back to HLL here.
 template <class F>
 void dispatch_scheme(const Scheme& s, F&& f) {
   auto with_integrator = [&](auto phys, auto recon, auto riemann) {
@@ -90,14 +116,20 @@ void dispatch_scheme(const Scheme& s, F&& f) {
   };
   auto with_riemann = [&](auto phys, auto recon) {
     using P = decltype(phys);
+    constexpr bool mhd = std::is_same_v<P, MhdGlm>;
     switch (s.riemann) {
-      case RiemannSolver::kHll:
-        return with_integrator(phys, recon, RiemannHll<P>{});
       case RiemannSolver::kHllc:
-        return with_integrator(phys, recon, RiemannHllc<P>{});
+        if constexpr (!mhd) return with_integrator(phys, recon, RiemannHllc<P>{});
+        break;
+      case RiemannSolver::kHlld:
+        if constexpr (mhd) return with_integrator(phys, recon, RiemannHlld<P>{});
+        break;
       case RiemannSolver::kLlf:
         return with_integrator(phys, recon, RiemannLlf<P>{});
+      case RiemannSolver::kHll:
+        break;
     }
+    with_integrator(phys, recon, RiemannHll<P>{});
   };
   auto with_recon = [&](auto phys) {
     switch (s.recon) {
@@ -111,10 +143,14 @@ void dispatch_scheme(const Scheme& s, F&& f) {
         return with_riemann(phys, ReconPlm<LimiterVanLeer>{});
     }
   };
-  if (s.physics == Physics::kIsothermal)
-    with_recon(HydroIsothermal{});
-  else
-    with_recon(HydroAdiabatic{});
+  switch (s.physics) {
+    case Physics::kIsothermal:
+      return with_recon(HydroIsothermal{});
+    case Physics::kMhd:
+      return with_recon(MhdGlm{});
+    case Physics::kAdiabatic:
+      return with_recon(HydroAdiabatic{});
+  }
 }
 
 }  // namespace tessera::kernels

@@ -36,7 +36,7 @@ class Sod final : public Problem {
     // Exact cell average: the volume fraction of each state along the normal.
     const double lo = cell.lo[dir_], hi = cell.hi[dir_];
     const double fl = std::clamp((x0_ - lo) / (hi - lo), 0.0, 1.0);
-    Real l[kernels::kMaxPassiveScalars + 5], r[kernels::kMaxPassiveScalars + 5];
+    Real l[kernels::kMaxVars], r[kernels::kMaxVars];
     model_.to_conserved(flow(left_, 1), l);
     model_.to_conserved(flow(right_, 0), r);
     for (int v = 0; v < model_.num_vars(); ++v) u[v] = Real(fl * l[v] + (1 - fl) * r[v]);

@@ -26,7 +26,7 @@ class Uniform final : public Problem {
  private:
   double rho_;
   physics::Model model_;
-  Real state_[kernels::kMaxPassiveScalars + 5];
+  Real state_[kernels::kMaxVars];
 };
 
 // What makes the uniform flow meaningless (see ProblemInfo::validate).

@@ -109,9 +109,11 @@ std::vector<ParamSpec> core_specs() {
              "spatial reconstruction of primitive variables (plm: second order, pcm: first)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer"},
              "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974)"),
-      choice("hydro", "riemann", "hllc", {"hllc", "hll", "llf"},
+      choice("hydro", "riemann", "auto", {"auto", "hllc", "hlld", "hll", "llf"},
              "Riemann solver: hllc (Toro; for isothermal gas its form without an energy "
-             "equation, after Mignone 2007), hll (HLLE, Einfeldt speeds) or llf (Rusanov)"),
+             "equation, after Mignone 2007; hydrodynamics only), hlld (Miyoshi & Kusano "
+             "2005; MHD only), hll (HLLE: Einfeldt speeds, Davis speeds for MHD) or llf "
+             "(Rusanov); auto: hllc for hydrodynamics, hlld for MHD"),
       choice("hydro", "integrator", "rk2", {"rk2", "vl2"},
              "time integrator: rk2 (SSP-RK2, 4 ghost layers) or vl2 (van Leer predictor-"
              "corrector of Stone & Gardiner 2009: donor-cell half step, then a full step with "
@@ -119,6 +121,27 @@ std::vector<ParamSpec> core_specs() {
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
       real("hydro", "pressure_floor", 1e-12, positive,
            "smallest pressure kept after an update (adiabatic gas only)"),
+      {"mhd",
+       "enabled",
+       ParamType::kBool,
+       false,
+       "ideal MHD with GLM divergence cleaning (Dedner et al. 2002): 9 variables (rho, rho v, "
+       "E, B, psi), magnetic pressure B^2/2; needs hydro.eos = \"adiabatic\"",
+       {},
+       0,
+       {}},
+      real("mhd", "glm_alpha", 0.1, {0, kInf, false, false},
+           "parabolic divergence cleaning: psi decays by exp(-alpha ch dt / dx) per step "
+           "(Mignone & Tzeferacos 2010; alpha = dx ch / c_p^2, ch the largest fast speed); 0: "
+           "purely hyperbolic cleaning"),
+      {"mhd",
+       "plot_divb",
+       ParamType::kBool,
+       false,
+       "plot files gain the derived field divB (central differences of Bcc, in code units)",
+       {},
+       0,
+       {}},
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
       integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),
@@ -192,7 +215,7 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "gpu", "mesh", "hydro", "amr", "output", "problem"};
+    sc.sections = {"run", "gpu", "mesh", "hydro", "mhd", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();

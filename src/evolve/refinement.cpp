@@ -85,7 +85,7 @@ void gather_family(const mesh::Mesh& m, int first, const physics::Model& model, 
               const int c =
                   ((z - bz * kPatchSize) * kPatchSize + (y - by * kPatchSize)) * kPatchSize +
                   (x - bx * kPatchSize);
-              Real w[kernels::kMaxPassiveScalars + 5];
+              Real w[kernels::kMaxVars];
               model.to_primitive(u + c, n, w);
               const int i = ((z + 1) * kFamily + (y + 1)) * kFamily + (x + 1);
               f.rho[i] = w[0];

@@ -36,9 +36,15 @@ kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model)
   else
     s.recon = kernels::Reconstruction::kPlmMc;
   const std::string& rs = p.string("hydro.riemann");
-  s.riemann = rs == "hll"   ? kernels::RiemannSolver::kHll
-              : rs == "llf" ? kernels::RiemannSolver::kLlf
-                            : kernels::RiemannSolver::kHllc;
+  const bool mhd = model.has_magnetic_field();
+  if (rs == "hll")
+    s.riemann = kernels::RiemannSolver::kHll;
+  else if (rs == "llf")
+    s.riemann = kernels::RiemannSolver::kLlf;
+  else if (rs == "hlld" || (rs == "auto" && mhd))
+    s.riemann = kernels::RiemannSolver::kHlld;
+  else
+    s.riemann = kernels::RiemannSolver::kHllc;
   s.integrator =
       p.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2 : kernels::Integrator::kRk2;
   return s;
@@ -389,6 +395,10 @@ RunSummary Simulation::run(const RunControl& control) {
         }
       }
       double dt = root_dt();
+      // GLM-MHD: ch is the largest fast speed of the step (the speed the time step comes
+      // from), so that the psi waves are as fast as stability allows on every level.
+      if (model_.has_magnetic_field())
+        hydro_->set_glm(*std::max_element(speeds_.begin(), speeds_.end()), model_.glm_alpha());
       const double target = std::min(t_end, next_plot_);
       const bool hits_target = time_ + dt >= target;
       if (hits_target) dt = target - time_;

@@ -177,7 +177,8 @@ void Simulation::write_failure_plot() const {
         strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
     io::write_plot_file(
         path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
-                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml()));
+                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
+                                 derived_plot_fields()));
     log_line(
         "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
         "checkpoint is untouched)",

@@ -8,6 +8,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/evolve/diagnostics.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/physics/model.hpp"
@@ -29,6 +30,13 @@ TotalName total_name(const std::string& field) {
   if (field == "vel3") return {"momz", "momentum z"};
   if (field == "press") return {"energy", "energy"};
   if (field.size() > 1 && field[0] == 'r') return {field, "scalar " + field.substr(1)};
+  if (field.size() == 4 && field.compare(0, 3, "Bcc") == 0) {
+    const char axis = char('x' + (field[3] - '1'));
+    std::string brief = "b", full = "magnetic field ";  // appended: GCC 12 -Wrestrict
+    brief += axis;
+    full += axis;
+    return {brief, full};
+  }
   return {field, field};
 }
 
@@ -66,6 +74,22 @@ void Simulation::log_totals_line() const {
   for (int v = 0; v < fields_.size(); ++v)
     line += strprintf(" %s %.15e", total_name(fields_[v].name).brief.c_str(), tot[v]);
   log_line("%s", line.c_str());
+  if (model_.has_magnetic_field()) {
+    const DivergenceStats d = divergence_stats(*mesh_, kernels::MhdGlm::kBx);
+    log_line("divB: step %ld t %.9e max |div B| dx/|B| %.3e mean %.3e", step_, time_,
+             d.max_relative, d.mean_relative);
+  }
+}
+
+std::vector<io::DerivedField> Simulation::derived_plot_fields() const {
+  std::vector<io::DerivedField> out;
+  if (model_.has_magnetic_field() && params_.boolean("mhd.plot_divb")) {
+    const mesh::Mesh* m = mesh_.get();
+    out.push_back({"divB", "uov", [m](int p, Real* div) {
+                     magnetic_divergence(*m, p, kernels::MhdGlm::kBx, div, nullptr);
+                   }});
+  }
+  return out;
 }
 
 void Simulation::log_total_changes(const std::vector<double>& totals) const {
@@ -114,8 +138,9 @@ void Simulation::write_plot(int index) {
   if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
   const std::string path = io::plot_file_name(dir, problem_name_, index);
   io::write_plot_file(
-      path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
-                               problem_name_, static_cast<int>(step_), time_, params_.to_toml()));
+      path,
+      io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma, problem_name_,
+                         static_cast<int>(step_), time_, params_.to_toml(), derived_plot_fields()));
   log_line("wrote %s", path.c_str());
 }
 

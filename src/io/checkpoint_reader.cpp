@@ -282,11 +282,22 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
   const std::vector<std::string> stored = field_names();
   std::vector<std::string> wanted;
   for (const auto& field : m.fields().all()) wanted.push_back(field.name);
-  if (stored != wanted)
+  if (stored != wanted) {
+    // The equations are told apart by their fields: MHD runs hold the magnetic field.
+    auto equations = [](const std::vector<std::string>& names) {
+      const bool mhd = std::find(names.begin(), names.end(), "Bcc1") != names.end();
+      return std::string(mhd ? "MHD (mhd.enabled = true)" : "hydrodynamics (mhd.enabled = false)");
+    };
+    const std::string was = equations(stored), is = equations(wanted);
     Reader(path_, false)
-        .incompatible("it holds the fields " + name_list(stored) + " but this run has " +
-                      name_list(wanted) + ": restart with the physics (e.g. the passive scalars) " +
-                      "of the run that wrote it");
+        .incompatible(
+            (was != is ? "it was written by a run of " + was + " and this run is " + is + "; "
+                       : "") +
+            "it holds the " + std::to_string(stored.size()) + " fields " + name_list(stored) +
+            " but this run has the " + std::to_string(wanted.size()) + " fields " +
+            name_list(wanted) + ": restart with the physics (equations, passive scalars) " +
+            "of the run that wrote it");
+  }
   const detail::QuietHdf5Errors quiet;
   const Reader r(path_, has_digests());
   const hid_t f = static_cast<hid_t>(file_);

@@ -75,12 +75,38 @@ void validate(const std::string& path, const PlotFile& plot) {
     fail("values holds " + std::to_string(plot.values.size()) + " entries, expected " +
          std::to_string(plot.variables.size() * plot.blocks.size() * cells));
   }
+  if (!plot.datasets.empty()) {
+    if (plot.datasets.size() != plot.variables.size())
+      fail("datasets names " + std::to_string(plot.datasets.size()) + " variables, expected " +
+           std::to_string(plot.variables.size()));
+    for (std::size_t v = 1; v < plot.datasets.size(); ++v)
+      for (std::size_t u = 0; u + 1 < v; ++u)
+        if (plot.datasets[u] == plot.datasets[v] && plot.datasets[v - 1] != plot.datasets[v])
+          fail("the variables of dataset '" + plot.datasets[v] + "' are not consecutive");
+  }
   for (const PlotBlock& block : plot.blocks) {
     if (block.level < 0 || block.level > plot.max_level) {
       fail("block level " + std::to_string(block.level) +
            " outside [0, max_level = " + std::to_string(plot.max_level) + "]");
     }
   }
+}
+
+// The datasets of a plot file in order: name, first variable, number of variables.
+struct DatasetGroup {
+  std::string name;
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
+std::vector<DatasetGroup> dataset_groups(const PlotFile& plot) {
+  std::vector<DatasetGroup> groups;
+  for (std::size_t v = 0; v < plot.variables.size(); ++v) {
+    const std::string& name = plot.datasets.empty() ? std::string("prim") : plot.datasets[v];
+    if (groups.empty() || groups.back().name != name) groups.push_back({name, v, 0});
+    ++groups.back().count;
+  }
+  return groups;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -120,9 +146,16 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   const int block_dims[3] = {plot.block_size, plot.block_size, plot.block_size};
   w.attribute(f, "MeshBlockSize", H5T_STD_I32BE, H5T_NATIVE_INT, {3}, block_dims);
   w.attribute(f, "MaxLevel", H5T_STD_I32BE, H5T_NATIVE_INT, {}, &plot.max_level);
-  const int num_variables = static_cast<int>(plot.variables.size());
-  w.attribute(f, "NumVariables", H5T_STD_I32BE, H5T_NATIVE_INT, {1}, &num_variables);
-  w.string_array_attribute(f, "DatasetNames", {"prim"});
+  const std::vector<DatasetGroup> groups = dataset_groups(plot);
+  std::vector<int> num_variables;
+  std::vector<std::string> dataset_names;
+  for (const DatasetGroup& g : groups) {
+    num_variables.push_back(static_cast<int>(g.count));
+    dataset_names.push_back(g.name);
+  }
+  w.attribute(f, "NumVariables", H5T_STD_I32BE, H5T_NATIVE_INT, {groups.size()},
+              num_variables.data());
+  w.string_array_attribute(f, "DatasetNames", dataset_names);
   w.string_array_attribute(f, "VariableNames", plot.variables);
   // Tessera's own provenance, ignored by Athena++ readers.
   w.string_attribute(f, "Problem", plot.problem);
@@ -163,9 +196,12 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
     w.dataset(f, centre_names[d], real_type(), real_type(), {nblocks, n}, centres[d].data());
   }
 
-  // values is already [var][block][z][y][x], Athena++'s order: written as is, no copy.
-  w.dataset(f, "prim", real_type(), real_type(), {plot.variables.size(), nblocks, n, n, n},
-            plot.values.data());
+  // values is already [var][block][z][y][x], Athena++'s order: each dataset is written from
+  // its slice, no copy.
+  const std::size_t per_var = nblocks * n * n * n;
+  for (const DatasetGroup& g : groups)
+    w.dataset(f, g.name.c_str(), real_type(), real_type(), {g.count, nblocks, n, n, n},
+              plot.values.data() + g.first * per_var);
 
   w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
   w.check(file.close(), "H5Fclose");
@@ -182,7 +218,7 @@ void write_xdmf(const std::string& path, const std::string& tmp_name, const Plot
 
   const std::string h5 = xml_escape(base_name(path));
   const std::size_t nblocks = plot.blocks.size();
-  const std::size_t nvar = plot.variables.size();
+  const std::vector<DatasetGroup> groups = dataset_groups(plot);
   const int n = plot.block_size;
   // XDMF's default is 4-byte floats; doubles must say so or readers convert them wrongly.
   const std::string real_item =
@@ -209,17 +245,20 @@ void write_xdmf(const std::string& path, const std::string& tmp_name, const Plot
           << "      </DataItem>\n";
     }
     out << "    </Geometry>\n";
-    for (std::size_t v = 0; v < nvar; ++v) {
-      out << "    <Attribute Name=\"" << xml_escape(plot.variables[v]) << "\" Center=\"Cell\">\n"
-          << "      <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << ' ' << n << ' ' << n
-          << "\">\n"
-          << "        <DataItem Dimensions=\"3 5\" NumberType=\"Int\"> " << v << ' ' << b
-          << " 0 0 0 1 1 1 1 1 1 1 " << n << ' ' << n << ' ' << n << " </DataItem>\n"
-          << "        <DataItem Dimensions=\"" << nvar << ' ' << nblocks << ' ' << n << ' ' << n
-          << ' ' << n << "\" " << real_item << " Format=\"HDF\"> " << h5 << ":/prim </DataItem>\n"
-          << "      </DataItem>\n"
-          << "    </Attribute>\n";
-    }
+    for (const DatasetGroup& g : groups)
+      for (std::size_t i = 0; i < g.count; ++i) {
+        out << "    <Attribute Name=\"" << xml_escape(plot.variables[g.first + i])
+            << "\" Center=\"Cell\">\n"
+            << "      <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << ' ' << n << ' ' << n
+            << "\">\n"
+            << "        <DataItem Dimensions=\"3 5\" NumberType=\"Int\"> " << i << ' ' << b
+            << " 0 0 0 1 1 1 1 1 1 1 " << n << ' ' << n << ' ' << n << " </DataItem>\n"
+            << "        <DataItem Dimensions=\"" << g.count << ' ' << nblocks << ' ' << n << ' '
+            << n << ' ' << n << "\" " << real_item << " Format=\"HDF\"> " << h5 << ":/"
+            << xml_escape(g.name) << " </DataItem>\n"
+            << "      </DataItem>\n"
+            << "    </Attribute>\n";
+      }
     out << "  </Grid>\n";
   }
   out << "</Grid>\n"

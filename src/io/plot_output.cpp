@@ -8,7 +8,7 @@ namespace tessera::io {
 
 PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, double gamma,
                         const std::string& problem, int cycle, double time,
-                        const std::string& parameters) {
+                        const std::string& parameters, const std::vector<DerivedField>& derived) {
   const auto& geo = m.geometry();
   PlotFile f;
   f.problem = problem;
@@ -25,7 +25,12 @@ PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, do
     if (fields[v].plotted) {
       plotted.push_back(v);
       f.variables.push_back(fields[v].name);
+      f.datasets.push_back(fields[v].plot_dataset);
     }
+  for (const DerivedField& d : derived) {
+    f.variables.push_back(d.name);
+    f.datasets.push_back(d.dataset);
+  }
   f.parameters = parameters;
   f.gamma = gamma;
   f.code_version = version_string();
@@ -34,7 +39,7 @@ PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, do
   for (const int p : m.canonical_order())
     if (m.patch(p).is_leaf()) leaves.push_back(p);
   const std::size_t nb = leaves.size(), nc = mesh::kPatchCells, np = plotted.size();
-  f.values.resize(np * nb * nc);
+  f.values.resize((np + derived.size()) * nb * nc);
   std::vector<Real> w(m.nvar());
   for (std::size_t b = 0; b < nb; ++b) {
     const auto& meta = m.patch(leaves[b]);
@@ -51,6 +56,8 @@ PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, do
       to_primitive(u + c, static_cast<int>(nc), w.data());
       for (std::size_t i = 0; i < np; ++i) f.values[(i * nb + b) * nc + c] = w[plotted[i]];
     }
+    for (std::size_t i = 0; i < derived.size(); ++i)
+      derived[i].compute(leaves[b], f.values.data() + ((np + i) * nb + b) * nc);
   }
   return f;
 }

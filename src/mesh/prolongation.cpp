@@ -53,6 +53,7 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
   const FieldRegistry& fields = mesh.fields();
   box.prolongation.resize(box.nvar);
   for (int v = 0; v < box.nvar; ++v) box.prolongation[v] = fields[v].prolongation;
+  box.admissible = fields.admissible() ? &fields.admissible() : nullptr;
   const int slot_new = mesh.current_slot(level), slot_old = mesh.next_slot(level);
   const Real wn = Real(w), wo = Real(1 - w);
   PatchCoord first{}, last{};
@@ -99,6 +100,11 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
       }
   clamp_outside(mesh, level, box);
 }
+
+namespace {
+void enforce_admissible(const CoarseBox& box, std::array<int, 3> lo, std::array<int, 3> hi,
+                        Real* dst, int dst_n, std::array<int, 3> origin);
+}  // namespace
 
 Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
   int c[3], s[3];
@@ -166,7 +172,45 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
           }
         }
   }
+  if (box.admissible) enforce_admissible(box, lo, hi, dst, dst_n, origin);
 }
+
+namespace {
+
+// The admissibility fallback of prolong_region: fine cells of a coarse cell with an
+// inadmissible child take the coarse cell's values.
+void enforce_admissible(const CoarseBox& box, std::array<int, 3> lo, std::array<int, 3> hi,
+                        Real* dst, int dst_n, std::array<int, 3> origin) {
+  const std::size_t n3 = std::size_t(dst_n) * dst_n * dst_n;
+  int clo[3], chi[3];
+  for (int d = 0; d < 3; ++d) clo[d] = floor_div(lo[d], 2), chi[d] = floor_div(hi[d] - 1, 2);
+  const std::size_t box_n3 = std::size_t(box.n) * box.n * box.n;
+  for (int ck = clo[2]; ck <= chi[2]; ++ck)
+    for (int cj = clo[1]; cj <= chi[1]; ++cj)
+      for (int ci = clo[0]; ci <= chi[0]; ++ci) {
+        // The coarse cell's fine cells inside the region, as dst offsets.
+        std::size_t cells[8];
+        int count = 0;
+        for (int oz = 0; oz < 2; ++oz)
+          for (int oy = 0; oy < 2; ++oy)
+            for (int ox = 0; ox < 2; ++ox) {
+              const int x = 2 * ci + ox, y = 2 * cj + oy, z = 2 * ck + oz;
+              if (x < lo[0] || x >= hi[0] || y < lo[1] || y >= hi[1] || z < lo[2] || z >= hi[2])
+                continue;
+              cells[count++] =
+                  (std::size_t(z - origin[2]) * dst_n + (y - origin[1])) * dst_n + (x - origin[0]);
+            }
+        bool ok = true;
+        for (int c = 0; c < count && ok; ++c) ok = (*box.admissible)(dst + cells[c], n3);
+        if (ok) continue;
+        const std::size_t m =
+            ((std::size_t(ck - box.lo[2]) * box.n) + (cj - box.lo[1])) * box.n + (ci - box.lo[0]);
+        for (int v = 0; v < box.nvar; ++v)
+          for (int c = 0; c < count; ++c) dst[v * n3 + cells[c]] = box.data[v * box_n3 + m];
+      }
+}
+
+}  // namespace
 
 void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
   const auto& child0 = mesh.patch(first_child);

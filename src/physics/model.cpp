@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 
 namespace tessera::physics {
@@ -10,36 +11,78 @@ namespace {
 
 using kernels::HydroAdiabatic;
 using kernels::HydroIsothermal;
+using kernels::MhdGlm;
 
 // Calls f(Phys{}) for the model's physics policy.
 template <class F>
 decltype(auto) with_physics(kernels::Physics p, F&& f) {
   if (p == kernels::Physics::kIsothermal) return f(HydroIsothermal{});
+  if (p == kernels::Physics::kMhd) return f(MhdGlm{});
   return f(HydroAdiabatic{});
+}
+
+kernels::Physics physics_of(const Params& p) {
+  const std::string& eos = p.string("hydro.eos");
+  const std::string& riemann = p.string("hydro.riemann");
+  if (p.boolean("mhd.enabled")) {
+    if (eos != "adiabatic")
+      throw Error(ErrorKind::kInput,
+                  "mhd.enabled = true needs hydro.eos = \"adiabatic\" (got \"" + eos +
+                      "\"): the MHD equations have an energy equation; for nearly isothermal "
+                      "magnetised gas use a gamma close to 1 (e.g. hydro.gamma = 1.001)");
+    if (riemann == "hllc")
+      throw Error(ErrorKind::kInput,
+                  "hydro.riemann = \"hllc\" is a hydrodynamics solver and mhd.enabled = true: "
+                  "use \"hlld\" (the MHD counterpart of HLLC; \"auto\" chooses it), \"hll\" or "
+                  "\"llf\"");
+    return kernels::Physics::kMhd;
+  }
+  if (riemann == "hlld")
+    throw Error(ErrorKind::kInput,
+                "hydro.riemann = \"hlld\" needs mhd.enabled = true (HLLD solves the MHD Riemann "
+                "problem); for hydrodynamics use \"hllc\" (\"auto\" chooses it), \"hll\" or "
+                "\"llf\"");
+  return eos == "isothermal" ? kernels::Physics::kIsothermal : kernels::Physics::kAdiabatic;
 }
 
 }  // namespace
 
 Model::Model(const Params& p)
-    : physics_(p.string("hydro.eos") == "isothermal" ? kernels::Physics::kIsothermal
-                                                     : kernels::Physics::kAdiabatic),
-      scalars_(static_cast<int>(p.integer("hydro.passive_scalars"))) {
+    : physics_(physics_of(p)),
+      scalars_(static_cast<int>(p.integer("hydro.passive_scalars"))),
+      glm_alpha_(p.real("mhd.glm_alpha")) {
   params_.adiabatic = {Real(p.real("hydro.gamma")), Real(p.real("hydro.density_floor")),
                        Real(p.real("hydro.pressure_floor"))};
   params_.isothermal = {Real(p.real("hydro.iso_sound_speed")), Real(p.real("hydro.density_floor"))};
+  // ch and the psi decay are set each step (Simulation, HydroPass).
+  params_.mhd = {params_.adiabatic.gamma, params_.adiabatic.density_floor,
+                 params_.adiabatic.pressure_floor, Real(1), Real(1)};
 }
 
 std::string Model::describe() const {
-  std::string s = has_energy() ? strprintf("adiabatic hydrodynamics (gamma = %.9g)",
-                                           double(params_.adiabatic.gamma))
-                               : strprintf("isothermal hydrodynamics (sound speed %.9g)",
-                                           double(params_.isothermal.sound_speed));
+  std::string s;
+  if (has_magnetic_field())
+    s = strprintf(
+        "ideal MHD with GLM divergence cleaning (gamma = %.9g, parabolic cleaning alpha = %.9g)",
+        double(params_.mhd.gamma), glm_alpha_);
+  else if (has_energy())
+    s = strprintf("adiabatic hydrodynamics (gamma = %.9g)", double(params_.adiabatic.gamma));
+  else
+    s = strprintf("isothermal hydrodynamics (sound speed %.9g)",
+                  double(params_.isothermal.sound_speed));
   if (scalars_ > 0) s += strprintf(", %d passive scalar%s", scalars_, scalars_ > 1 ? "s" : "");
   return s;
 }
 
 mesh::FieldRegistry Model::fields() const {
-  return mesh::hydro_fields(has_energy(), scalars_);
+  mesh::FieldRegistry f = has_magnetic_field() ? mesh::mhd_fields(scalars_)
+                                               : mesh::hydro_fields(has_energy(), scalars_);
+  // Limited-linear prolongation keeps hydro states positive (each child keeps a quarter of
+  // the parent's density and energy); with a magnetic field it may not.
+  if (has_magnetic_field())
+    f.set_admissible(
+        [m = *this](const Real* u, std::size_t stride) { return m.admissible(u, stride); });
+  return f;
 }
 
 void Model::to_conserved(const FlowState& f, Real* u) const {
@@ -48,7 +91,11 @@ void Model::to_conserved(const FlowState& f, Real* u) const {
     typename P::Vars w;
     w[P::kRho] = Real(f.rho);
     for (int d = 0; d < 3; ++d) w[P::kVelX + d] = Real(f.v[d]);
-    if constexpr (std::is_same_v<P, HydroAdiabatic>) w[P::kPres] = Real(f.p);
+    if constexpr (!std::is_same_v<P, HydroIsothermal>) w[P::kPres] = Real(f.p);
+    if constexpr (std::is_same_v<P, MhdGlm>) {
+      for (int d = 0; d < 3; ++d) w[P::kBx + d] = Real(f.B[d]);
+      w[P::kPsi] = 0;
+    }
     const auto c = P::prim_to_cons(w, kernels::params_of<P>(params_));
     for (int v = 0; v < P::kNumVars; ++v) u[v] = c[v];
   });
@@ -68,6 +115,7 @@ void Model::to_primitive(const Real* u, std::size_t stride, Real* w) const {
 }
 
 double Model::pressure(const Real* w) const {
+  static_assert(int(HydroAdiabatic::kPres) == int(MhdGlm::kPres));
   if (has_energy()) return w[HydroAdiabatic::kPres];
   const double c = params_.isothermal.sound_speed;
   return c * c * w[HydroIsothermal::kRho];
@@ -93,6 +141,23 @@ kernels::FloorResult Model::apply_floors(Real* u) const {
     for (int i = 0; i < scalars_; ++i)
       if (!std::isfinite(u[scalar_index(i)])) r = kernels::FloorResult::kUnphysical;
     return r;
+  });
+}
+
+bool Model::admissible(const Real* u, std::size_t stride) const {
+  return with_physics(physics_, [&](auto phys) {
+    using P = decltype(phys);
+    typename P::Vars c;
+    for (int v = 0; v < P::kNumVars; ++v) c[v] = u[v * stride];
+    if (!(c[P::kDens] > 0)) return false;
+    if constexpr (std::is_same_v<P, HydroIsothermal>) {
+      return true;
+    } else {
+      const auto& prm = kernels::params_of<P>(params_);
+      Real e = P::kinetic_energy(c);
+      if constexpr (std::is_same_v<P, MhdGlm>) e += P::magnetic_energy(c);
+      return (prm.gamma - Real(1)) * (c[P::kEngy] - e) >= prm.pressure_floor;
+    }
   });
 }
 

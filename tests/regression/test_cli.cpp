@@ -104,7 +104,8 @@ TEST(CliBadInput, ResolutionNotMultipleOf16) {
 TEST(CliBadInput, InvalidChoiceListsChoices) {
   const auto f =
       write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"roe\"\n");
-  expect_input_error(run("check " + f), {f + ":8", "hydro.riemann", "one of: hllc, hll, llf"});
+  expect_input_error(run("check " + f),
+                     {f + ":8", "hydro.riemann", "one of: auto, hllc, hlld, hll, llf"});
 }
 
 TEST(CliBadInput, MissingRequiredKey) {

@@ -68,7 +68,7 @@ struct GroupRun {
   // integrator (the input box is laid out for it).
   void solve(Scheme scheme, Real dt_over_dx) {
     scheme.integrator = integrator;
-    const MolParams params{{kEos, {}}, dt_over_dx};
+    const MolParams params{{kEos, {}, {}}, dt_over_dx};
     mol_group_cpu(scheme, params, in.data(), out.data(), flux.data(), &result,
                   mol_scratch_view(scratch.data(), kNumHydroVars));
   }

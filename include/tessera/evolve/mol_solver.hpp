@@ -9,13 +9,20 @@ namespace tessera::evolve {
 
 class MolSolver final : public GroupSolver {
  public:
-  MolSolver(const kernels::Scheme& scheme, const kernels::MolParams& params)
-      : scheme_(scheme), params_(params) {}
+  // Throws Error(kInternal) for a Riemann solver the physics does not have (the
+  // parameters are checked before: physics::Model).
+  MolSolver(const kernels::Scheme& scheme, const kernels::MolParams& params);
 
   const kernels::Scheme& scheme() const { return scheme_; }
   const kernels::MolParams& params() const { return params_; }
   // The level's dt / dx, set before each level step.
   void set_dt_over_dx(Real dt_over_dx) { params_.dt_over_dx = dt_over_dx; }
+  // GLM-MHD: the cleaning speed ch of the root step and psi's decay factor of the level
+  // step (kernels/physics_mhd.hpp).
+  void set_glm(Real ch, Real psi_decay) {
+    params_.phys.mhd.ch = ch;
+    params_.phys.mhd.psi_decay = psi_decay;
+  }
   int nvar() const { return kernels::solver_vars(scheme_, params_.scalars); }
 
   GroupShape shape() const override {

@@ -121,6 +121,8 @@ class Simulation {
   void write_plot(int index);
   void write_failure_plot() const;
   io::ToPrimitive to_primitive() const;
+  // Plot-file fields computed from the mesh (div B with mhd.plot_divb).
+  std::vector<io::DerivedField> derived_plot_fields() const;
   void log_totals_line() const;
   void log_total_changes(const std::vector<double>& totals) const;
   void remove_stale_temporaries() const;

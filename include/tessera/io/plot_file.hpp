@@ -31,6 +31,10 @@ struct PlotFile {
   std::vector<PlotBlock> blocks;
   // Athena++ names (rho, press, vel1, vel2, vel3, ...) so yt's athena_pp frontend maps them.
   std::vector<std::string> variables;
+  // The dataset of each variable ("prim", "B", ...; empty: all "prim"). Variables of one
+  // dataset are consecutive; each dataset is written as Athena++ does, with its share of
+  // NumVariables, so that yt maps Bcc1..3 to magnetic_field_x/y/z.
+  std::vector<std::string> datasets;
   // values[var][block][z][y][x]: variables.size() * blocks.size() * block_size^3 entries.
   std::vector<Real> values;
   std::string parameters;  // the effective parameters as TOML text

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "tessera/core/real.hpp"
 #include "tessera/io/plot_file.hpp"
@@ -15,10 +16,21 @@ namespace tessera::io {
 // pool order, into their primitive values w[v], in pool order (the physics supplies it).
 using ToPrimitive = std::function<void(const Real* u, int stride, Real* w)>;
 
-// The plotted fields (FieldInfo::plotted) in the registry's plot_order, under their names,
-// converted cell by cell by `to_primitive`; `gamma` is recorded in the file.
+// A field computed from the mesh for plot files only (e.g. div B): compute(patch, out)
+// fills out[kPatchCells] for a leaf patch. Written after the registry's fields, in
+// `dataset` (Athena++ writes user-defined output variables in "uov").
+struct DerivedField {
+  std::string name;
+  std::string dataset = "uov";
+  std::function<void(int patch, Real* out)> compute;
+};
+
+// The plotted fields (FieldInfo::plotted) in the registry's plot_order, under their names
+// and in their datasets, converted cell by cell by `to_primitive`, then the derived fields;
+// `gamma` is recorded in the file.
 PlotFile make_plot_file(const mesh::Mesh& mesh, const ToPrimitive& to_primitive, double gamma,
                         const std::string& problem, int cycle, double time,
-                        const std::string& parameters);
+                        const std::string& parameters,
+                        const std::vector<DerivedField>& derived = {});
 
 }  // namespace tessera::io

@@ -4,8 +4,12 @@
 // plot files read these declarations; none of them knows which physics made the fields.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "tessera/core/real.hpp"
 
 namespace tessera::mesh {
 
@@ -27,7 +31,16 @@ struct FieldInfo {
   int vector_component = -1;
   bool checkpointed = true;  // written to checkpoints (what a bitwise restart needs)
   bool plotted = true;       // written to plot files (as the physics' primitive form)
+  // The plot-file dataset that holds it: "prim" (rho, press, vel1..3, scalars, ...) or "B"
+  // (Bcc1..3), as Athena++ writes MHD runs. A dataset's fields are consecutive in the
+  // plot order.
+  std::string plot_dataset = "prim";
 };
+
+// Whether one cell's state u[v * stride] is physically admissible (positive density and
+// pressure); prolongation falls back to injection for a coarse cell whose limited-linear
+// children are not (mesh/prolongation.hpp). Empty: every state is.
+using AdmissibleState = std::function<bool(const Real* u, std::size_t stride)>;
 
 // Fields in pool order: field i is variable i of every patch ([patch][var][z][y][x]).
 class FieldRegistry {
@@ -61,14 +74,22 @@ class FieldRegistry {
   std::vector<int> flux_corrected() const {
     return select([](const FieldInfo& f) { return f.flux_corrected; });
   }
+  const AdmissibleState& admissible() const { return admissible_; }
+  void set_admissible(AdmissibleState check) { admissible_ = std::move(check); }
 
  private:
   std::vector<FieldInfo> fields_;
   std::vector<int> plot_order_;
+  AdmissibleState admissible_;
 };
 
 // The fields of hydrodynamics as the solver stores them: density, momentum, total energy
 // (adiabatic only), then `passive_scalars` conserved scalars rho*s (kernels/physics_*.hpp).
 FieldRegistry hydro_fields(bool energy, int passive_scalars);
+
+// The fields of GLM-MHD (kernels/physics_mhd.hpp): density, momentum, total energy, the
+// cell-centred magnetic field Bcc1..3 (a vector; plot dataset "B"), the cleaning scalar
+// psi, then the passive scalars.
+FieldRegistry mhd_fields(int passive_scalars);
 
 }  // namespace tessera::mesh

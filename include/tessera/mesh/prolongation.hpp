@@ -21,6 +21,8 @@ struct CoarseBox {
   // How each variable is prolonged (gather_box copies it from the mesh's fields); empty:
   // every variable limited linear.
   std::vector<Prolongation> prolongation;
+  // The mesh's admissibility check (FieldRegistry::admissible), or null: none.
+  const AdmissibleState* admissible = nullptr;
 
   Prolongation kind(int v) const {
     return prolongation.empty() ? Prolongation::kLimitedLinear : prolongation[v];
@@ -51,7 +53,10 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine);
 // Fills the fine cells [lo, hi) (index space of the level below the box's) of the box
 // `dst` [nvar][dst_n]^3, whose first cell is fine cell `origin`, with the values of
 // prolong_cell, bit for bit; the slopes of each coarse cell are computed once for its
-// (up to 8) fine cells.
+// (up to 8) fine cells. Where the box has an admissibility check (MHD) and one of a coarse
+// cell's fine cells fails it, all of that coarse cell's fine cells in the region take the
+// coarse values instead (injection: conservative, and admissible when the parent is;
+// GAMER reduces its slopes the same way).
 void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int, 3> hi, Real* dst,
                     int dst_n, std::array<int, 3> origin);
 

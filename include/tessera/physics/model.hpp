@@ -1,4 +1,4 @@
-// The run's equations, chosen at run time (hydro.eos, hydro.passive_scalars): which
+// The run's equations, chosen at run time (hydro.eos, mhd.enabled, hydro.passive_scalars): which
 // physics policy of kernels/ advances the data, its parameters, its fields, and the host-
 // side conversions that problems, outputs, flagging and the time step use. Everything
 // outside kernels/ that needs to know the equations asks this class.
@@ -15,18 +15,22 @@
 namespace tessera::physics {
 
 // A point of a flow as problems describe it, independent of the equations: the model
-// turns it into its conserved variables (the pressure is ignored by isothermal gas; the
-// passive-scalar concentrations s_i fill the scalars the run has).
+// turns it into its conserved variables (the pressure is ignored by isothermal gas, the
+// magnetic field by hydrodynamics; the passive-scalar concentrations s_i fill the scalars
+// the run has). Units of B: magnetic pressure B^2/2.
 struct FlowState {
   double rho = 0;
   std::array<double, 3> v{};
   double p = 0;
+  std::array<double, 3> B{};
   std::array<double, kernels::kMaxPassiveScalars> s{};
 };
 
 class Model {
  public:
-  // From the validated [hydro] keys: eos, gamma, iso_sound_speed, floors, passive_scalars.
+  // From the validated [hydro] and [mhd] keys: eos, gamma, iso_sound_speed, floors,
+  // passive_scalars, mhd.enabled, mhd.glm_alpha. Throws Error(kInput) for a combination
+  // the equations do not have (MHD with isothermal gas, HLLC with MHD, HLLD without).
   explicit Model(const Params& params);
 
   kernels::Physics physics() const { return physics_; }
@@ -34,11 +38,15 @@ class Model {
   int num_scalars() const { return scalars_; }
   int num_physics_vars() const { return kernels::physics_vars(physics_); }
   int num_vars() const { return num_physics_vars() + scalars_; }
-  bool has_energy() const { return physics_ == kernels::Physics::kAdiabatic; }
-  // Index of conserved variable: density 0, momentum 1-3, energy 4 (adiabatic), then the
-  // passive scalars.
+  bool has_energy() const { return physics_ != kernels::Physics::kIsothermal; }
+  bool has_magnetic_field() const { return physics_ == kernels::Physics::kMhd; }
+  // The parabolic cleaning parameter alpha of mhd.glm_alpha (psi decays by
+  // exp(-alpha ch dt / dx) per step).
+  double glm_alpha() const { return glm_alpha_; }
+  // Index of conserved variable: density 0, momentum 1-3, energy 4 (adiabatic, MHD),
+  // magnetic field 5-7 and psi 8 (MHD), then the passive scalars.
   int scalar_index(int i) const { return num_physics_vars() + i; }
-  // "adiabatic hydrodynamics (gamma = 1.4)", "... , 2 passive scalars".
+  // "adiabatic hydrodynamics (gamma = 1.4)", "... , 2 passive scalars", "ideal MHD ...".
   std::string describe() const;
   // The fields of the patch pool (mesh/fields.hpp).
   mesh::FieldRegistry fields() const;
@@ -48,17 +56,21 @@ class Model {
   // One cell: conserved u[v * stride] -> primitive w[v] in pool order (density, velocity,
   // pressure for adiabatic gas, scalar concentrations), with the solver's floors.
   void to_primitive(const Real* u, std::size_t stride, Real* w) const;
-  // Pressure of a primitive state (pool order): p, or c^2 rho for isothermal gas.
+  // Gas pressure of a primitive state (pool order): p, or c^2 rho for isothermal gas.
   double pressure(const Real* w) const;
-  // Largest |v_d| + c_s of one cell's conserved u[v * stride] (the CFL speed).
+  // Largest |v_d| + c_s (c_f for MHD) of one cell's conserved u[v * stride] (the CFL speed).
   double max_signal_speed(const Real* u, std::size_t stride) const;
   // The solver's floors on a contiguous conserved state u[v]; kUnphysical when not finite.
   kernels::FloorResult apply_floors(Real* u) const;
+  // Whether one cell's conserved u[v * stride] has a positive density and a pressure at or
+  // above the floor (prolongation's admissibility check).
+  bool admissible(const Real* u, std::size_t stride) const;
 
  private:
   kernels::Physics physics_;
   kernels::PhysicsParams params_{};
   int scalars_ = 0;
+  double glm_alpha_ = 0;
 };
 
 }  // namespace tessera::physics
