@@ -42,16 +42,17 @@ __global__ void box_kernel(Op op, int count, int lo, int hi) {
   op(g, p[0], p[1], p[2]);
 }
 
-// All three directions of a cell in one thread.
-template <class Op>
+// The faces of one direction, known at compile time: the strides and the rotation of the
+// vector components become constants, and a thread holds one face's registers, not the
+// largest of three (the flux kernels are latency-bound for lack of warps; MHD's HLLD
+// needs the most registers of all). One launch per direction.
+template <int Dir, class Op>
 __global__ void faces_kernel(Op op, int count, int lo, int hi) {
   int g, p[3];
   if (!box_thread<Op::kGhost>(count, g, p)) return;
-  for (int dir = 0; dir < 3; ++dir) {
-    bool needed = true;
-    for (int d = 0; d < 3; ++d) needed = needed && p[d] >= lo && p[d] < hi + (d == dir ? 1 : 0);
-    if (needed) op(g, p[0], p[1], p[2], dir);
-  }
+  for (int d = 0; d < 3; ++d)
+    if (p[d] < lo || p[d] >= hi + (d == Dir ? 1 : 0)) return;
+  op(g, p[0], p[1], p[2], Dir);
 }
 
 __device__ inline void atomic_max_nonneg(Real* address, Real value) {
@@ -96,7 +97,10 @@ struct CudaLoop {
   }
   template <class Op>
   void faces(int lo, int hi, const Op& op) const {
-    faces_kernel<<<count * CuBox<Op::kGhost>::kBlocks, kCuThreads, 0, stream>>>(op, count, lo, hi);
+    const int blocks = count * CuBox<Op::kGhost>::kBlocks;
+    faces_kernel<0><<<blocks, kCuThreads, 0, stream>>>(op, count, lo, hi);
+    faces_kernel<1><<<blocks, kCuThreads, 0, stream>>>(op, count, lo, hi);
+    faces_kernel<2><<<blocks, kCuThreads, 0, stream>>>(op, count, lo, hi);
   }
   template <class Op>
   void interior(const Op& op, GroupResult* results) const {

@@ -163,12 +163,19 @@ std::vector<ParamSpec> core_specs() {
                 "refined patches stay refined while the estimator exceeds this"),
       real("amr", "lohner_filter", 0.01, {0, kInf}, "noise filter epsilon of the estimator"),
       choice("amr", "lohner_variables", "density_pressure",
-             {"density_pressure", "density", "pressure"}, "variables the estimator looks at"),
+             {"density_pressure", "density", "pressure", "density_pressure_field", "field"},
+             "variables the estimator looks at (field: the magnetic field strength |B|, MHD "
+             "only)"),
       per_level("amr", "gradient_refine", 0.0, {0, kInf},
                 "refine where max_d |q(i+1) - q(i-1)| / 2|q(i)| of density or pressure exceeds "
                 "this (0: off)"),
       per_level("amr", "gradient_derefine", 0.0, {0, kInf},
                 "refined patches stay refined while the relative gradient exceeds this"),
+      per_level("amr", "current_refine", 0.0, {0, kInf},
+                "refine where |curl B| dx / |B| exceeds this (current sheets; MHD only; 0: "
+                "off)"),
+      per_level("amr", "current_derefine", 0.0, {0, kInf},
+                "refined patches stay refined while |curl B| dx / |B| exceeds this"),
       per_level("amr", "density_refine", 0.0, {0, kInf},
                 "refine where density exceeds this (0: off)"),
       per_level("amr", "density_derefine", 0.0, {0, kInf},

@@ -57,6 +57,8 @@ inline void lohner_sums(const double* q, double filter, double& num_out, double&
 struct FamilyHalo {
   std::vector<double> rho = std::vector<double>(kFamily * kFamily * kFamily);
   std::vector<double> pres = std::vector<double>(kFamily * kFamily * kFamily);
+  // The magnetic field (MHD runs with a field criterion only; else empty).
+  std::vector<double> b[3];
   int block[4][4][4];  // [bz + 1][by + 1][bx + 1], b in -1..2
 };
 
@@ -90,13 +92,15 @@ void gather_family(const mesh::Mesh& m, int first, const physics::Model& model, 
               const int i = ((z + 1) * kFamily + (y + 1)) * kFamily + (x + 1);
               f.rho[i] = w[0];
               f.pres[i] = model.pressure(w);
+              if (!f.b[0].empty())
+                for (int d = 0; d < 3; ++d) f.b[d][i] = w[kernels::MhdGlm::kBx + d];
             }
       }
 }
 
 // Density and pressure of one patch of the family and one layer around it; where the
 // neighbouring block has no same-level patch, the nearest cell of the patch itself.
-void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres) {
+void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres, double* b[3]) {
   const int o[3] = {(child & 1) * kPatchSize, ((child >> 1) & 1) * kPatchSize,
                     ((child >> 2) & 1) * kPatchSize};
   for (int k = -1; k <= kPatchSize; ++k)
@@ -113,6 +117,8 @@ void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres) {
         const int to = ((k + 1) * kHalo + (j + 1)) * kHalo + (i + 1);
         rho[to] = f.rho[from];
         pres[to] = f.pres[from];
+        if (!f.b[0].empty())
+          for (int d = 0; d < 3; ++d) b[d][to] = f.b[d][from];
       }
 }
 
@@ -124,29 +130,49 @@ double relative_gradient(const double* q, const int s[3]) {
   return c > 0 ? 0.5 * g / c : 0;
 }
 
+// |curl B| dx / |B| at b[.][c] (central differences; strides s), with |B| the largest
+// field magnitude of the 7-point stencil: dimensionless, like relative_gradient; 0 where
+// there is no field.
+double relative_current(double* const b[3], const double* bmag, int c, const int s[3]) {
+  auto d = [&](int comp, int axis) { return 0.5 * (b[comp][c + s[axis]] - b[comp][c - s[axis]]); };
+  const double jx = d(2, 1) - d(1, 2), jy = d(0, 2) - d(2, 0), jz = d(1, 0) - d(0, 1);
+  double scale = bmag[c];
+  for (int a = 0; a < 3; ++a) scale = std::max({scale, bmag[c + s[a]], bmag[c - s[a]]});
+  return scale > 0 ? std::sqrt(jx * jx + jy * jy + jz * jz) / scale : 0;
+}
+
 // Whether any cell of the family's patch `child` meets the criteria; the flagged cells'
 // bounding box (patch cell indices) is returned in lo/hi.
 bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
                 const RefinementParams& rp, const Problem& problem, double time, int lo[3],
                 int hi[3]) {
-  double rho[kHalo * kHalo * kHalo], pres[kHalo * kHalo * kHalo];
-  patch_halo(family, child, rho, pres);
+  constexpr int kHaloCells = kHalo * kHalo * kHalo;
+  double rho[kHaloCells], pres[kHaloCells], bx[kHaloCells], by[kHaloCells], bz[kHaloCells];
+  double* b[3] = {bx, by, bz};
+  patch_halo(family, child, rho, pres, b);
+  const bool field = !family.b[0].empty();
+  double bmag[kHaloCells];
+  if (field)
+    for (int c = 0; c < kHaloCells; ++c) bmag[c] = std::sqrt(bx[c] * bx[c] + by[c] * by[c] + bz[c] * bz[c]);
   const bool refined = !m.patch(p).is_leaf();
   const int lv = m.patch(p).level;
   using R = RefinementParams;
   const bool use_lohner = R::at(rp.lohner_refine, lv) > 0;
   const bool use_gradient = R::at(rp.gradient_refine, lv) > 0;
   const bool use_density = R::at(rp.density_refine, lv) > 0;
+  const bool use_current = field && R::at(rp.current_refine, lv) > 0;
   const bool use_problem = problem.has_refine_criterion();
   const double lohner = R::at(refined ? rp.lohner_derefine : rp.lohner_refine, lv);
   const double gradient = R::at(refined ? rp.gradient_derefine : rp.gradient_refine, lv);
   const double density = R::at(refined ? rp.density_derefine : rp.density_refine, lv);
+  const double current = R::at(refined ? rp.current_derefine : rp.current_refine, lv);
   const double h = m.dx(m.patch(p).level);
   const int s[3] = {1, kHalo, kHalo * kHalo};
   bool any = false;
   for (int d = 0; d < 3; ++d) lo[d] = kPatchSize, hi[d] = -1;
   const bool lohner_rho = use_lohner && rp.lohner_density;
   const bool lohner_pres = use_lohner && rp.lohner_pressure;
+  const bool lohner_field = use_lohner && rp.lohner_field && field;
   for (int k = 0; k < kPatchSize; ++k)
     for (int j = 0; j < kPatchSize; ++j) {
       // Löhner's estimators of a whole row first, in loops without branches that the
@@ -154,6 +180,7 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
       const int row = ((k + 1) * kHalo + (j + 1)) * kHalo + 1;
       double num_rho[kPatchSize] = {}, den_rho[kPatchSize] = {};
       double num_pres[kPatchSize] = {}, den_pres[kPatchSize] = {};
+      double num_b[kPatchSize] = {}, den_b[kPatchSize] = {};
       if (lohner_rho)
         for (int i = 0; i < kPatchSize; ++i)
           lohner_sums<1, kHalo, kHalo * kHalo>(rho + row + i, rp.lohner_filter, num_rho[i],
@@ -162,14 +189,20 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
         for (int i = 0; i < kPatchSize; ++i)
           lohner_sums<1, kHalo, kHalo * kHalo>(pres + row + i, rp.lohner_filter, num_pres[i],
                                                den_pres[i]);
+      if (lohner_field)
+        for (int i = 0; i < kPatchSize; ++i)
+          lohner_sums<1, kHalo, kHalo * kHalo>(bmag + row + i, rp.lohner_filter, num_b[i],
+                                               den_b[i]);
       for (int i = 0; i < kPatchSize; ++i) {
         const int c = row + i;
         bool flag = (lohner_rho && lohner_exceeds(num_rho[i], den_rho[i], lohner)) ||
-                    (lohner_pres && lohner_exceeds(num_pres[i], den_pres[i], lohner));
+                    (lohner_pres && lohner_exceeds(num_pres[i], den_pres[i], lohner)) ||
+                    (lohner_field && lohner_exceeds(num_b[i], den_b[i], lohner));
         if (!flag && use_gradient)
           flag =
               relative_gradient(rho + c, s) > gradient || relative_gradient(pres + c, s) > gradient;
         if (!flag && use_density) flag = rho[c] > density;
+        if (!flag && use_current) flag = relative_current(b, bmag, c, s) > current;
         if (!flag && use_problem) {
           const auto x = m.cell_center(p, i, j, k);
           flag = problem.refine(CellBox::around(x, h), time, m.patch(p).level);
@@ -206,15 +239,18 @@ RefinementParams RefinementParams::from_params(const Params& p) {
   rp.flag_buffer = static_cast<int>(p.integer("amr.flag_buffer"));
   rp.lohner_filter = p.real("amr.lohner_filter");
   const std::string& vars = p.string("amr.lohner_variables");
-  rp.lohner_density = vars != "pressure";
-  rp.lohner_pressure = vars != "density";
+  rp.lohner_density = vars == "density" || vars.rfind("density_pressure", 0) == 0;
+  rp.lohner_pressure = vars == "pressure" || vars.rfind("density_pressure", 0) == 0;
+  rp.lohner_field = vars == "field" || vars == "density_pressure_field";
+  rp.field_criteria = rp.lohner_field;
   struct Pair {
     const char* name;
     std::vector<double>*refine, *derefine;
   };
   for (const Pair& c : {Pair{"lohner", &rp.lohner_refine, &rp.lohner_derefine},
                         Pair{"gradient", &rp.gradient_refine, &rp.gradient_derefine},
-                        Pair{"density", &rp.density_refine, &rp.density_derefine}}) {
+                        Pair{"density", &rp.density_refine, &rp.density_derefine},
+                        Pair{"current", &rp.current_refine, &rp.current_derefine}}) {
     const std::string r = std::string("amr.") + c.name + "_refine";
     const std::string d = std::string("amr.") + c.name + "_derefine";
     *c.refine = p.real_list(r);
@@ -233,6 +269,13 @@ RefinementParams RefinementParams::from_params(const Params& p) {
                       "must not exceed the refine one",
                       d.c_str(), at(*c.derefine, level), r.c_str(), at(*c.refine, level), level));
   }
+  for (int level = 0; level < std::max(rp.max_level, 1); ++level)
+    if (at(rp.current_refine, level) > 0) rp.field_criteria = true;
+  if (rp.field_criteria && !p.boolean("mhd.enabled"))
+    throw Error(ErrorKind::kInput,
+                "amr.lohner_variables = \"" + vars +
+                    "\" or amr.current_refine > 0 refines on the magnetic field, which needs "
+                    "mhd.enabled = true");
   return rp;
 }
 
@@ -300,6 +343,10 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
     for (std::size_t g = 0; g < groups.size(); ++g)
       errors.run(static_cast<std::int64_t>(g), [&] {
         thread_local FamilyHalo family;
+        // The field only where a criterion looks at it.
+        const std::size_t field_cells =
+            rp.field_criteria && model.has_magnetic_field() ? family.rho.size() : 0;
+        for (auto& b : family.b) b.resize(field_cells);
         gather_family(m, groups[g], model, family);
         for (int c = 0; c < mesh::kFamilySize; ++c) {
           const int p = groups[g] + c;

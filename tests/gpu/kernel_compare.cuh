@@ -38,10 +38,20 @@ struct Case {
 constexpr Real kGamma = Real(1.4);
 constexpr Real kIsoSoundSpeed = Real(1.3);
 
-// Conserved state of (rho, v, p, s) for the case's physics into box cell c.
+constexpr Real kGlmSpeed = Real(3.1);    // ch of the MHD cases
+constexpr Real kPsiDecay = Real(0.97);   // their psi decay per step
+
+// Conserved state of (rho, v, p, B, s) for the case's physics into box cell c (B and
+// psi = B_x / 10 for MHD only).
 void store_state(const Case& cs, Real* b, int n3, int c, Real rho, const Real v[3], Real p,
-                 const Real* s) {
-  if (cs.scheme.physics == Physics::kIsothermal) {
+                 const Real bf[3], const Real* s) {
+  if (cs.scheme.physics == Physics::kMhd) {
+    using P = MhdGlm;
+    const P::Vars u = P::prim_to_cons(
+        {{rho, v[0], v[1], v[2], p, bf[0], bf[1], bf[2], Real(0.1) * bf[0]}},
+        {kGamma, Real(0), Real(0), kGlmSpeed, kPsiDecay});
+    store_vars<P>(b, n3, c, u);
+  } else if (cs.scheme.physics == Physics::kIsothermal) {
     using P = HydroIsothermal;
     const P::Vars u = P::prim_to_cons({{rho, v[0], v[1], v[2]}}, {kIsoSoundSpeed, Real(0)});
     store_vars<P>(b, n3, c, u);
@@ -80,10 +90,13 @@ std::vector<Real> random_groups(const Case& cs, int count, std::uint64_t seed, i
         rho = Real(1e-12 * (1 + u(rng)));
         p = Real(1e-15 * (1 + u(rng)));
       }
-      Real v[3], sc[kMaxPassiveScalars];
+      Real v[3], bf[3], sc[kMaxPassiveScalars];
       for (Real& vd : v) vd = Real(2 * (u(rng) - 0.5));
+      // A field of plasma beta ~1 with a sign change (a current sheet) at y = 0.5.
+      for (int d = 0; d < 3; ++d)
+        bf[d] = Real((d == 0 ? 0.8 : (y > 0.5 ? -1.0 : 1.0)) * (0.5 + 0.5 * u(rng)));
       for (int i = 0; i < cs.scalars; ++i) sc[i] = Real(u(rng) * (x < 0.3 + 0.1 * i));
-      store_state(cs, in.data() + g * in_reals, n3, c, rho, v, p, sc);
+      store_state(cs, in.data() + g * in_reals, n3, c, rho, v, p, bf, sc);
     }
     if (extreme && g % 4 == 3) {
       // An interior cell away from the group's centre: density not a number.
@@ -108,8 +121,11 @@ double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                         ExtremeCounts* extreme = nullptr) {
   const Scheme& scheme = cs.scheme;
   const int nvar = cs.nvar();
-  MolParams prm{
-      {{kGamma, Real(1e-10), Real(1e-12)}, {kIsoSoundSpeed, Real(1e-10)}}, Real(0.05), cs.scalars};
+  MolParams prm{{{kGamma, Real(1e-10), Real(1e-12)},
+                 {kIsoSoundSpeed, Real(1e-10)},
+                 {kGamma, Real(1e-10), Real(1e-12), kGlmSpeed, kPsiDecay}},
+                Real(0.05),
+                cs.scalars};
   const int ghost = ghost_width(scheme.integrator);
   const std::size_t in_reals = group_in_reals(ghost, nvar), out_reals = group_out_reals(nvar);
   const std::size_t flux_reals = group_flux_reals(nvar);
@@ -197,17 +213,26 @@ std::vector<Case> all_schemes() {
           out.push_back({{r, s, it, ph}, ph == Physics::kIsothermal ? 1 : 0});
   for (auto it : {Integrator::kRk2, Integrator::kVl2})
     out.push_back({{Reconstruction::kPlmMc, RiemannSolver::kHllc, it, Physics::kAdiabatic}, 3});
+  // MHD: every reconstruction and MHD solver per integrator, and one case with 2 scalars.
+  for (auto it : {Integrator::kRk2, Integrator::kVl2}) {
+    for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
+                   Reconstruction::kPlmVanLeer})
+      for (auto s : {RiemannSolver::kHll, RiemannSolver::kHlld, RiemannSolver::kLlf})
+        out.push_back({{r, s, it, Physics::kMhd}, 0});
+    out.push_back({{Reconstruction::kPlmMc, RiemannSolver::kHlld, it, Physics::kMhd}, 2});
+  }
   return out;
 }
 
 // Seed offset of a case, distinct for each of all_schemes().
 int scheme_seed(const Case& c) {
-  return 100 * c.scalars + int(c.scheme.physics) * 24 + int(c.scheme.integrator) * 12 +
-         int(c.scheme.recon) * 3 + int(c.scheme.riemann);
+  return 100 * c.scalars + int(c.scheme.physics) * 32 + int(c.scheme.integrator) * 16 +
+         int(c.scheme.recon) * 4 + int(c.scheme.riemann);
 }
 
 std::string case_name(const Case& c) {
-  return std::string(c.scheme.physics == Physics::kIsothermal ? "isothermal" : "adiabatic") +
+  const char* names[3] = {"adiabatic", "isothermal", "mhd"};
+  return std::string(names[int(c.scheme.physics)]) +
          " integrator " + std::to_string(int(c.scheme.integrator)) + " recon " +
          std::to_string(int(c.scheme.recon)) + " riemann " + std::to_string(int(c.scheme.riemann)) +
          " scalars " + std::to_string(c.scalars);

@@ -254,6 +254,44 @@ TEST(RestartParams, OnlyRestartSafeKeysMayChange) {
   }
 }
 
+TEST(RestartParams, EquationsCannotChange) {
+  // A hydrodynamics checkpoint restarted as MHD is refused twice over: by the parameter
+  // check (mhd.enabled is not restart-safe) and, if that is bypassed, by the checkpoint
+  // reader, which compares the fields and names the equations of both runs.
+  set_log_quiet(true);
+  const auto dir = fresh_dir("equations");
+  const std::vector<std::string> base = {"output.dir=" + dir,  "output.enabled=false",
+                                         "run.max_steps=2",    "output.checkpoint_interval=1",
+                                         "mesh.nx=[32,16,16]", "mesh.xmax=[1,0.5,0.5]"};
+  evolve::Simulation sim(params_for("sod/sod.toml", base));
+  sim.run();
+  const std::string path = io::checkpoint_file_name(dir, "sod", 2);
+  const io::CheckpointReader reader(path);
+  auto mhd = base;
+  mhd.push_back("mhd.enabled=true");
+  try {
+    evolve::restart_params(params_for("sod/sod.toml", mhd), {"mhd.enabled=true"}, reader.header(),
+                           path);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput);
+    EXPECT_NE(std::string(e.what()).find("override mhd.enabled=true"), std::string::npos)
+        << e.what();
+  }
+  evolve::Simulation as_mhd(params_for("sod/sod.toml", mhd));
+  try {
+    as_mhd.restart(reader);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("written by a run of hydrodynamics (mhd.enabled = false) and this run is "
+                        "MHD (mhd.enabled = true)"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("Bcc1"), std::string::npos) << what;
+  }
+}
+
 TEST(Checkpoints, CadenceAndRetention) {
   set_log_quiet(true);
   const auto dir = fresh_dir("keep");

@@ -23,6 +23,10 @@ struct RefinementParams {
   double lohner_filter = 0.01;  // epsilon of the estimator's noise filter
   bool lohner_density = true;
   bool lohner_pressure = true;
+  bool lohner_field = false;  // Löhner on |B| (MHD)
+  // |curl B| dx / |B| (central differences; MHD)
+  std::vector<double> current_refine{0}, current_derefine{0};
+  bool field_criteria = false;  // some criterion reads the magnetic field
   // max_d |q(i+1) - q(i-1)| / (2 |q(i)|), q = density and pressure
   std::vector<double> gradient_refine{0}, gradient_derefine{0};
   std::vector<double> density_refine{0}, density_derefine{0};  // density above this
