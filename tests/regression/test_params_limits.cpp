@@ -219,8 +219,9 @@ TEST(CliLimits, ErrorMessagesTruncateLongStringsAndNames) {
   {
     const auto f =
         write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"" + x + "\"\n");
-    expect_short_input_error(run("check " + f), {f + ":8: hydro.riemann = \"xxxx",
-                                                 "(100000 characters)", "one of: hllc, hll, llf"});
+    expect_short_input_error(run("check " + f),
+                             {f + ":8: hydro.riemann = \"xxxx", "(100000 characters)",
+                              "one of: auto, hllc, hlld, hll, llf"});
   }
   {
     const auto f = write_params("key.toml", std::string(kMinimal) + "[hydro]\n" + x + " = 1\n");
