@@ -68,6 +68,20 @@ png_ok "$work/totals.png" || fail "plot_totals.py wrote no PNG"
 echo "$out" | grep -q "largest relative change: mass [0-9.]*e-1[0-9]" ||
   fail "plot_totals.py: unexpected summary '$out'"
 
+# MHD turbulence energies from the plot files of a small run: the first row has the
+# initial rms Mach number problem.mach = 10 and no field fluctuations, and the kinetic
+# energy decays.
+"$tessera" run "$src/problems/mhd_turbulence/mhd_turbulence.toml" mesh.nx=[16,16,16] \
+  run.t_end=0.02 output.dt=0.01 output.dir="$work/turbulence" >/dev/null 2>&1 ||
+  fail "mhd_turbulence run exited $?"
+out=$($py "$src/scripts/plot_turbulence.py" "$work/turbulence" --out "$work/turbulence.png") ||
+  fail "plot_turbulence.py exited $?"
+png_ok "$work/turbulence.png" || fail "plot_turbulence.py wrote no PNG"
+echo "$out" | awk 'NR == 2 && $1 == 0 && $4 < 1e-20 && $5 == "10.0000" { first = $2 }
+  NR > 2 && $1 ~ /^[0-9]/ { last = $2; rows = NR - 1 }
+  END { exit !(first > 0 && rows == 3 && last < first) }' ||
+  fail "plot_turbulence.py: unexpected table '$out'"
+
 # --- Errors. expect CODE NAME PHRASE... -- COMMAND...: COMMAND exits CODE, its stderr has a
 # line starting "<script>: error: " and every PHRASE, and no Python traceback.
 expect() {
@@ -189,6 +203,20 @@ $py "$src/scripts/plot_totals.py" "$err/cut.log" --out "$err/cut.png" >/dev/null
   fail "plot_totals.py: a log cut off mid-line: exit code $?, expected 0"
 grep -q "malformed 'totals:' line skipped" "$err/cut.err" ||
   fail "plot_totals.py: a log cut off mid-line: no warning"
+
+turbulence=("$py" "$src/scripts/plot_turbulence.py")
+expect 2 "plot_turbulence.py: missing file" "$err/none.athdf" "no such file" -- \
+  "${turbulence[@]}" "$err/none.athdf" "${out[@]}"
+expect 2 "plot_turbulence.py: empty directory" "$err/empty_dir" "no *.athdf files" -- \
+  "${turbulence[@]}" "$err/empty_dir" "${out[@]}"
+expect 2 "plot_turbulence.py: hydrodynamics" "$sod" "no magnetic field" "mhd.enabled = true" -- \
+  "${turbulence[@]}" "$sod" "${out[@]}"
+expect 2 "plot_turbulence.py: checkpoint" "$checkpoint" "not a plot file" -- \
+  "${turbulence[@]}" "$checkpoint" "${out[@]}"
+expect 3 "plot_turbulence.py: truncated file" "$err/truncated.athdf" "truncated" -- \
+  "${turbulence[@]}" "$err/truncated.athdf" "${out[@]}"
+expect 3 "plot_turbulence.py: unwritable output" "$err/no_dir/out.png" "cannot write" -- \
+  "${turbulence[@]}" "$work/turbulence" --out "$err/no_dir/out.png"
 
 # Validation figures from the regression tests' CSV profiles.
 csv=$err/csv
