@@ -28,6 +28,10 @@ const std::string kSedov = problem_file("sedov");
 const std::string kBlob = problem_file("blob");
 const std::string kAcoustic = problem_file("acoustic_wave");
 const std::string kUniform = problem_file("uniform");
+const std::string kLinearWave = problem_file("mhd_linear_wave");
+const std::string kOrszagTang = problem_file("orszag_tang");
+const std::string kFieldLoop = problem_file("field_loop");
+const std::string kMhdBlast = problem_file("mhd_blast");
 
 void expect_rejected(const std::string& args, const std::vector<std::string>& needles) {
   const Result r = run(args);
@@ -210,6 +214,68 @@ TEST(ProblemValidation, UniformRejectsMeaninglessSettings) {
                   {"problem.pressure = 1e-13", "below hydro.pressure_floor"});
   expect_rejected("check " + kUniform + " problem.velocity=[1e200,0,0]",
                   {"problem.velocity = [1e+200, 0.0, 0.0]", "not finite"});
+}
+
+// The MHD problems need the MHD equations: each names mhd.enabled and why.
+TEST(ProblemValidation, MhdProblemsRejectHydrodynamics) {
+  expect_rejected("check " + kLinearWave + " mhd.enabled=false",
+                  {"[problem] mhd_linear_wave", "mhd.enabled = false", "eigenmodes"});
+  expect_rejected("check " + kOrszagTang + " mhd.enabled=false",
+                  {"[problem] orszag_tang", "mhd.enabled = false"});
+  expect_rejected("check " + kFieldLoop + " mhd.enabled=false",
+                  {"[problem] field_loop", "mhd.enabled = false"});
+  expect_rejected("check " + kMhdBlast + " mhd.enabled=false",
+                  {"[problem] mhd_blast", "mhd.enabled = false"});
+}
+
+TEST(ProblemValidation, MhdLinearWaveRejectsMeaninglessSettings) {
+  // Another wave needs another t_end; the message gives it.
+  expect_rejected("check " + kLinearWave + " problem.wave=slow",
+                  {"run.t_end = 0.35355339059327373", "slow wave", "set run.t_end = 1.41421356"});
+  expect_accepted("check " + kLinearWave + " problem.wave=slow run.t_end=1.414213562373095");
+  // The entropy wave moves only with the flow.
+  expect_rejected("check " + kLinearWave + " problem.wave=entropy",
+                  {"problem.wave = \"entropy\"", "does not move", "problem.vflow != 0"});
+  expect_accepted("check " + kLinearWave +
+                  " problem.wave=entropy problem.vflow=1 run.t_end=0.7071067811865475");
+  expect_rejected("check " + kLinearWave + " problem.b0=[0,1,1]",
+                  {"problem.b0 = [0.0, 1.0, 1.0]", "degenerate"});
+  expect_rejected("check " + kLinearWave + " problem.wavenumbers=[0,0,0]",
+                  {"problem.wavenumbers = [0, 0, 0]", "no wave vector"});
+  expect_rejected("check " + kLinearWave + " problem.wavenumbers=[16,16,0]",
+                  {"problem.wavenumbers = [16, 16, 0]", "cells per wavelength"});
+  expect_rejected("check " + kLinearWave + " problem.amplitude=1e-17",
+                  {"problem.amplitude = 1e-17", "below the round-off"});
+  expect_rejected("check " + kLinearWave + " mesh.bc_xlo=outflow mesh.bc_xhi=outflow",
+                  {"must be periodic", "mesh.bc_xlo = \"outflow\""});
+}
+
+TEST(ProblemValidation, OrszagTangRejectsMeaninglessSettings) {
+  expect_rejected("check " + kOrszagTang + " mesh.nx=[128,64,16] mesh.xmax=[1,0.5,0.125]",
+                  {"not square"});
+  expect_rejected("check " + kOrszagTang + " problem.v0=0 problem.b0=0", {"nothing evolves"});
+  expect_rejected("check " + kOrszagTang + " mesh.bc_ylo=reflecting mesh.bc_yhi=reflecting",
+                  {"must be periodic"});
+}
+
+TEST(ProblemValidation, FieldLoopRejectsMeaninglessSettings) {
+  expect_rejected("check " + kFieldLoop + " problem.radius=0.6",
+                  {"problem.radius = 0.6", "overlap its periodic images"});
+  expect_rejected("check " + kFieldLoop + " problem.radius=0.005",
+                  {"problem.radius = 0.005", "too small"});
+  expect_rejected("check " + kFieldLoop + " problem.center=[2,0,0]", {"outside the domain"});
+  // A strong field is legitimate but not the passive loop of the test: a warning.
+  expect_accepted("check " + kFieldLoop + " problem.amplitude=0.5", "plasma beta");
+}
+
+TEST(ProblemValidation, MhdBlastRejectsMeaninglessSettings) {
+  expect_rejected("check " + kMhdBlast + " problem.center=[0.45,0,0]",
+                  {"crosses the upper x face"});
+  expect_rejected("check " + kMhdBlast + " problem.p_in=0.05",
+                  {"problem.p_in = 0.05", "not over-pressured"});
+  expect_rejected("check " + kMhdBlast + " problem.radius=0.0002",
+                  {"problem.radius = 2e-04", "too small"});
+  expect_rejected("check " + kMhdBlast + " problem.b_direction=[0,0,0]", {"no direction"});
 }
 
 }  // namespace
