@@ -32,6 +32,8 @@ const std::string kLinearWave = problem_file("mhd_linear_wave");
 const std::string kOrszagTang = problem_file("orszag_tang");
 const std::string kFieldLoop = problem_file("field_loop");
 const std::string kMhdBlast = problem_file("mhd_blast");
+const std::string kBrioWu =
+    std::string(TESSERA_SOURCE_DIR) + "/problems/mhd_shock_tube/brio_wu.toml";
 
 void expect_rejected(const std::string& args, const std::vector<std::string>& needles) {
   const Result r = run(args);
@@ -276,6 +278,42 @@ TEST(ProblemValidation, MhdBlastRejectsMeaninglessSettings) {
   expect_rejected("check " + kMhdBlast + " problem.radius=0.0002",
                   {"problem.radius = 2e-04", "too small"});
   expect_rejected("check " + kMhdBlast + " problem.b_direction=[0,0,0]", {"no direction"});
+}
+
+TEST(ProblemValidation, MhdShockTubeRejectsMeaninglessSettings) {
+  // Without MHD the fields would be dropped and the run would be another problem.
+  expect_rejected("check " + kBrioWu + " mhd.enabled=false",
+                  {"[problem] mhd_shock_tube", "mhd.enabled = false", "set mhd.enabled = true"});
+  // brio_wu.toml's y boundaries are periodic: fine across the tube, not along it.
+  expect_rejected("check " + kBrioWu + " problem.direction=y",
+                  {"problem.direction = \"y\"", "mesh.bc_ylo and mesh.bc_yhi", "periodic",
+                   "second Riemann problem"});
+  expect_rejected("check " + kBrioWu + " mesh.bc_xlo=periodic mesh.bc_xhi=periodic",
+                  {"problem.direction = \"x\"", "mesh.bc_xlo and mesh.bc_xhi", "periodic"});
+  // Along y the default mesh is 0.0625 long: x0 = 0.5 lies beyond it; x0 on the boundary
+  // leaves one state too.
+  expect_rejected(
+      "check " + kBrioWu + " problem.direction=y mesh.bc_ylo=outflow mesh.bc_yhi=outflow",
+      {"problem.x0 = 0.5", "not inside the tube", "[0.0, 0.0625] along y", "one state only"});
+  expect_rejected("check " + kBrioWu + " problem.x0=1.5", {"problem.x0 = 1.5", "not inside"});
+  expect_rejected("check " + kBrioWu + " problem.x0=0", {"problem.x0 = 0.0", "not inside"});
+  // The tube along y on a mesh that holds it: accepted.
+  expect_accepted("check " + kBrioWu +
+                  " problem.direction=y mesh.nx=[16,256,16] mesh.xmax=[0.0625,1,0.0625]"
+                  " mesh.bc_xlo=periodic mesh.bc_xhi=periodic mesh.bc_ylo=outflow"
+                  " mesh.bc_yhi=outflow");
+  // Non-positive densities and pressures (the schema), states below the floors, and a
+  // field whose energy swamps the internal energy: each names its key.
+  expect_rejected("check " + kBrioWu + " problem.rho_l=0", {"problem.rho_l = 0", "> 0"});
+  expect_rejected("check " + kBrioWu + " problem.p_r=-1", {"problem.p_r = -1", "> 0"});
+  expect_rejected("check " + kBrioWu + " problem.rho_r=1e-300",
+                  {"problem.rho_r = 1e-300", "below hydro.density_floor"});
+  expect_rejected("check " + kBrioWu + " problem.p_l=1e-13",
+                  {"problem.p_l = 1e-13", "below hydro.pressure_floor"});
+  expect_rejected("check " + kBrioWu + " problem.by_l=1e9",
+                  {"problem.by_l = 1e+09", "swamps the internal energy", "round-off"});
+  expect_rejected("check " + kBrioWu + " problem.bz_r=1e300",
+                  {"problem.bz_r = 1e+300", "not finite"});
 }
 
 }  // namespace
