@@ -163,6 +163,19 @@ TEST(RestartBitwise, AmrSubcycling) {
   expect_bitwise_equal(*r.full, *r.restarted);
 }
 
+TEST(RestartBitwise, AmrMhdBlast) {
+  // GLM-MHD with HLLD on a refining mesh: B, psi (whose decay depends on ch, taken from
+  // the signal speeds the restart recomputes) and the hierarchy must all come back.
+  const auto dir = fresh_dir("amr_mhd");
+  const auto r = run_and_restart(
+      "mhd_blast/mhd_blast.toml",
+      {"mesh.nx=[32,32,32]", "mesh.xmin=[-0.5,-0.5,-0.5]", "mesh.xmax=[0.5,0.5,0.5]",
+       "problem.center=[0.2,0.22,0.25]", "amr.max_level=1"},
+      12, dir);
+  EXPECT_EQ(r.full->mesh().num_levels(), 2);
+  expect_bitwise_equal(*r.full, *r.restarted);
+}
+
 TEST(RestartBitwise, AmrSharedStepWithPlotCadence) {
   // Plot times shorten steps: the restarted run must keep the interrupted run's schedule.
   // Each run writes into its own directory, so that the plot files can be compared (in one
