@@ -48,7 +48,8 @@ FieldRegistry mhd_fields(int passive_scalars) {
   std::vector<FieldInfo> fields = {field("rho"),     field("vel1", 0), field("vel2", 1),
                                    field("vel3", 2), field("press"),   field("Bcc1", 0),
                                    field("Bcc2", 1), field("Bcc3", 2), field("psi")};
-  for (int d = 5; d < 8; ++d) fields[d].plot_dataset = "B";
+  // Moved in, not assigned from a literal: GCC 12 warns about the latter (-Wrestrict).
+  for (int d = 5; d < 8; ++d) fields[d].plot_dataset = std::string(1, 'B');
   add_scalars(fields, passive_scalars);
   // Athena++'s order: "prim" = rho, press, vel1..3, (scalars, psi); then "B" = Bcc1..3.
   std::vector<int> plot_order = {0, 4, 1, 2, 3};
