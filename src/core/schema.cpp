@@ -65,6 +65,12 @@ std::vector<ParamSpec> core_specs() {
               "patch groups per GPU batch; 0 chooses from the GPU's multiprocessor count"),
       integer("gpu", "streams", std::int64_t(0), {0, 64},
               "CUDA streams a batch is split over; 0 chooses automatically"),
+      choice("gpu", "resident", "auto", {"auto", "on", "off"},
+             "keep the patch data in GPU memory between steps (ghost zones gathered on the "
+             "GPU, nothing staged through the host; the host copy is updated for outputs, "
+             "checkpoints and the log's totals): auto does so for runs without refinement "
+             "(amr.max_level = 0) whose data fit in the GPU's free memory, on insists, off "
+             "stages every batch through the host"),
       {"mesh", "nx", ParamType::kInt3, {}, "root-level cells per dimension", {16, kInf}, 16, {}},
       {"mesh",
        "xmin",

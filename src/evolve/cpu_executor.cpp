@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "tessera/core/error.hpp"
 #include "tessera/core/parallel.hpp"
 #include "tessera/evolve/executor.hpp"
 
@@ -17,6 +18,18 @@ HostStaging::HostStaging(int groups, const GroupShape& shape) {
   results_.resize(groups);
   in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
 }
+
+std::unique_ptr<DeviceMesh> Executor::make_resident(const mesh::Mesh&, int) {
+  return nullptr;
+}
+
+void Executor::submit_resident(const GroupSolver&, Staging&, int, DeviceMesh&,
+                               const ResidentBatch&) {
+  throw Error(ErrorKind::kInternal,
+              std::string("the ") + name() + " executor cannot run device-resident batches");
+}
+
+void Executor::fetch_resident(Staging&, int) {}
 
 namespace {
 

@@ -5,10 +5,12 @@
 // buffered by the pipeline, which prepares the next batch while this one runs.
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <vector>
 
+#include "kernels/resident_gather.hpp"
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -24,8 +26,155 @@ using cuda::PinnedBuffer;
 using cuda::Stream;
 
 struct ChunkEvents {
-  Event start, copied_in, computed, done;
+  Event start, copied_in, computed, scattered, done;
   int count = 0;
+  bool resident = false;
+};
+
+// Device residency (resident.hpp): ghost zones gathered from the device pool, interiors
+// scattered back into it.
+constexpr int kMaxFields = 32;
+struct FieldSigns {
+  signed char component[kMaxFields];  // FieldInfo::vector_component of each input field
+};
+
+// One thread per box cell and group (blockIdx.y), looping over the fields: the source
+// cell is found once (kernels::gather_source, the host's prepare semantics) and each
+// field's plane read from it; consecutive threads read consecutive x, so rows coalesce.
+__global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_reals,
+                              const int* __restrict__ blocks, const int* __restrict__ codes,
+                              int ghost, int first_field, int nfields, FieldSigns signs,
+                              Real* __restrict__ in, std::size_t in_reals) {
+  const int n3 = kernels::box_cells(ghost);
+  const int cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= n3) return;
+  const int g = blockIdx.y;
+  const kernels::GatherSource src = kernels::gather_source(
+      blocks + std::size_t(g) * kernels::kGatherBlocks, codes[g], ghost, cell);
+  Real* out = in + g * in_reals + cell;
+  if (src.patch < 0) {  // a malformed table: make the cell unphysical rather than read anywhere
+    for (int v = 0; v < nfields; ++v) out[std::size_t(v) * n3] = Real(NAN);
+    return;
+  }
+  const Real* from = pool + std::size_t(src.patch) * patch_reals +
+                     std::size_t(first_field) * mesh::kPatchCells + src.cell;
+  for (int v = 0; v < nfields; ++v) {
+    const Real x = from[std::size_t(v) * mesh::kPatchCells];
+    const int d = signs.component[v];
+    out[std::size_t(v) * n3] = d >= 0 && ((src.flip >> d) & 1) ? -x : x;
+  }
+}
+
+// One thread per interior cell and group: the 16^3 interior goes to the group's 8 patches.
+__global__ void scatter_kernel(const Real* __restrict__ interior, std::size_t out_reals,
+                               const int* __restrict__ first_patch, int first_field, int nfields,
+                               Real* __restrict__ pool, std::size_t patch_reals) {
+  constexpr int G = kernels::kGroupSize, P = kernels::kPatchSize;
+  const int cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell >= kernels::kGroupCells) return;
+  const int g = blockIdx.y;
+  const int i = cell % G, j = (cell / G) % G, k = cell / (G * G);
+  const int child = (i / P) + 2 * (j / P) + 4 * (k / P);
+  const int local = ((k % P) * P + (j % P)) * P + (i % P);
+  Real* to = pool + std::size_t(first_patch[g] + child) * patch_reals +
+             std::size_t(first_field) * mesh::kPatchCells + local;
+  const Real* from = interior + g * out_reals + cell;
+  for (int v = 0; v < nfields; ++v)
+    to[std::size_t(v) * mesh::kPatchCells] = from[std::size_t(v) * kernels::kGroupCells];
+}
+
+class CudaDeviceMesh final : public DeviceMesh {
+ public:
+  CudaDeviceMesh(const mesh::Mesh& m, int level)
+      : tables_(build_gather_tables(m, level)),
+        patch_reals_(m.patch_reals()),
+        patches_(m.num_patches()),
+        blocks_(tables_.blocks.size()),
+        codes_(tables_.codes.size()),
+        first_patch_(tables_.first_patch.size()) {
+    if (m.nvar() > kMaxFields)
+      throw Error(ErrorKind::kInternal, strprintf("%d fields: device residency handles at most %d",
+                                                  m.nvar(), kMaxFields));
+    for (auto& p : pool_) p = DeviceBuffer<Real>(std::size_t(patches_) * patch_reals_);
+    TESSERA_CUDA_CHECK(cudaMemcpy(blocks_.get(), tables_.blocks.data(),
+                                  tables_.blocks.size() * sizeof(int), cudaMemcpyHostToDevice));
+    TESSERA_CUDA_CHECK(cudaMemcpy(codes_.get(), tables_.codes.data(),
+                                  tables_.codes.size() * sizeof(int), cudaMemcpyHostToDevice));
+    TESSERA_CUDA_CHECK(cudaMemcpy(first_patch_.get(), tables_.first_patch.data(),
+                                  tables_.first_patch.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice));
+    for (int f = 0; f < kMaxFields; ++f)
+      signs_.component[f] = f < m.nvar() ? static_cast<signed char>(m.fields()[f].vector_component)
+                                         : static_cast<signed char>(-1);
+  }
+
+  ~CudaDeviceMesh() override {
+    for (void* p : registered_) cudaHostUnregister(p);
+  }
+
+  void upload(const mesh::Mesh& m) override {
+    check_shape(m);
+    // The host pool is page-locked while this copy exists, so that the copies back for
+    // outputs and log lines run at the link's speed (several times a pageable copy's).
+    // Best effort: without it they are slower, not wrong. The owner frees this copy before
+    // the mesh's pool.
+    for (int s = 0; s < 2; ++s) {
+      void* p = const_cast<Real*>(m.data(s, 0));
+      if (std::find(registered_.begin(), registered_.end(), p) != registered_.end()) continue;
+      if (cudaHostRegister(p, bytes_per_slot(), cudaHostRegisterDefault) == cudaSuccess)
+        registered_.push_back(p);
+      else
+        cudaGetLastError();  // clear it: the copies fall back to pageable memory
+    }
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    for (int s = 0; s < 2; ++s)
+      TESSERA_CUDA_CHECK(
+          cudaMemcpy(pool_[s].get(), m.data(s, 0), bytes_per_slot(), cudaMemcpyHostToDevice));
+  }
+  void download(mesh::Mesh& m, int slot) override {
+    check_shape(m);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    m.set_host_stale(slot, false);
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(m.data(slot, 0), pool_[slot].get(), bytes_per_slot(), cudaMemcpyDeviceToHost));
+  }
+  void copy_fields(const std::vector<int>& fields, int from, int to) override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::size_t pitch = patch_reals_ * sizeof(Real);
+    for (const int f : fields)
+      TESSERA_CUDA_CHECK(cudaMemcpy2D(pool_[to].get() + std::size_t(f) * mesh::kPatchCells, pitch,
+                                      pool_[from].get() + std::size_t(f) * mesh::kPatchCells, pitch,
+                                      mesh::kPatchCells * sizeof(Real), patches_,
+                                      cudaMemcpyDeviceToDevice));
+  }
+  const GatherTables& tables() const override { return tables_; }
+  double bytes() const override {
+    return 2.0 * bytes_per_slot() +
+           double(tables_.blocks.size() + tables_.codes.size() + tables_.first_patch.size()) *
+               sizeof(int);
+  }
+
+  Real* pool(int slot) const { return pool_[slot].get(); }
+  std::size_t patch_reals() const { return patch_reals_; }
+  const int* blocks() const { return blocks_.get(); }
+  const int* codes() const { return codes_.get(); }
+  const int* first_patch() const { return first_patch_.get(); }
+  const FieldSigns& signs() const { return signs_; }
+
+ private:
+  std::size_t bytes_per_slot() const { return std::size_t(patches_) * patch_reals_ * sizeof(Real); }
+  void check_shape(const mesh::Mesh& m) const {
+    if (m.num_patches() != patches_ || m.patch_reals() != patch_reals_)
+      throw Error(ErrorKind::kInternal, "the mesh changed under its device-resident copy");
+  }
+
+  GatherTables tables_;
+  std::size_t patch_reals_;
+  int patches_;
+  DeviceBuffer<Real> pool_[2];
+  DeviceBuffer<int> blocks_, codes_, first_patch_;
+  FieldSigns signs_{};
+  std::vector<void*> registered_;  // page-locked host pools
 };
 
 // Host and device buffers of one batch, sized for the solver's group shape; the device
@@ -108,6 +257,7 @@ class CudaExecutor final : public Executor {
       const int first = s * per, n = std::max(0, std::min(per, count - first));
       ChunkEvents& ev = st.chunks[s];
       ev.count = n;
+      ev.resident = false;
       if (n == 0) continue;
       cudaStream_t stream = streams_[s]->get();
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
@@ -137,11 +287,92 @@ class CudaExecutor final : public Executor {
     }
   }
 
+  std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level) override {
+    return std::make_unique<CudaDeviceMesh>(m, level);
+  }
+
+  void submit_resident(const GroupSolver& solver, Staging& base, int count, DeviceMesh& dmb,
+                       const ResidentBatch& rb) override {
+    auto& st = static_cast<CudaStaging&>(base);
+    auto& dm = static_cast<CudaDeviceMesh&>(dmb);
+    const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
+    const std::size_t flux_reals = st.flux_reals;
+    const GroupShape shape = st.shape;
+    if (rb.first_group < 0 || rb.first_group + count > dm.tables().groups() ||
+        rb.in_first + shape.in_vars > kMaxFields || rb.out_first + shape.out_vars > kMaxFields)
+      throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
+    FieldSigns signs{};
+    for (int v = 0; v < kMaxFields; ++v)
+      signs.component[v] = v + rb.in_first < kMaxFields ? dm.signs().component[v + rb.in_first]
+                                                        : static_cast<signed char>(-1);
+    const int per = (count + nstreams_ - 1) / nstreams_;
+    constexpr int kThreads = 256;
+    const int n3 = kernels::box_cells(shape.ghost);
+    for (int s = 0; s < nstreams_; ++s) {
+      const int first = s * per, n = std::max(0, std::min(per, count - first));
+      ChunkEvents& ev = st.chunks[s];
+      ev.count = n;
+      ev.resident = true;
+      if (n == 0) continue;
+      cudaStream_t stream = streams_[s]->get();
+      const int group = rb.first_group + first;
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
+      gather_kernel<<<dim3((n3 + kThreads - 1) / kThreads, n), kThreads, 0, stream>>>(
+          dm.pool(rb.read), dm.patch_reals(),
+          dm.blocks() + std::size_t(group) * kernels::kGatherBlocks, dm.codes() + group,
+          shape.ghost, rb.in_first, shape.in_vars, signs, st.d_in.get() + first * in_reals,
+          in_reals);
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
+      const DeviceBatch batch{st.d_in.get() + first * in_reals,
+                              st.d_out.get() + first * out_reals,
+                              st.d_flux.get() + first * flux_reals,
+                              st.d_results.get() + first,
+                              st.d_scratch.get() + first * st.scratch_reals,
+                              n};
+      solver.solve_device(batch, stream);
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
+      scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
+          st.d_out.get() + first * out_reals, out_reals, dm.first_patch() + group, rb.out_first,
+          shape.out_vars, dm.pool(rb.write), dm.patch_reals());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.scattered.get(), stream));
+      TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_results.get() + first, st.d_results.get() + first,
+                                         n * sizeof(kernels::GroupResult), cudaMemcpyDeviceToHost,
+                                         stream));
+      TESSERA_CUDA_CHECK(cudaEventRecord(ev.done.get(), stream));
+    }
+  }
+
+  void fetch_resident(Staging& base, int count) override {
+    auto& st = static_cast<CudaStaging&>(base);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    TESSERA_CUDA_CHECK(cudaMemcpy(st.h_in.get(), st.d_in.get(), count * st.in_reals * sizeof(Real),
+                                  cudaMemcpyDeviceToHost));
+    TESSERA_CUDA_CHECK(cudaMemcpy(st.h_out.get(), st.d_out.get(),
+                                  count * st.out_reals * sizeof(Real), cudaMemcpyDeviceToHost));
+  }
+
   void wait(Staging& base) override {
     auto& st = static_cast<CudaStaging&>(base);
     for (auto& ev : st.chunks) {
       if (ev.count == 0) continue;
       TESSERA_CUDA_CHECK(cudaEventSynchronize(ev.done.get()));
+      if (ev.resident) {
+        float gather = 0, kernel = 0, scatter = 0, d2h = 0;
+        TESSERA_CUDA_CHECK(cudaEventElapsedTime(&gather, ev.start.get(), ev.copied_in.get()));
+        TESSERA_CUDA_CHECK(cudaEventElapsedTime(&kernel, ev.copied_in.get(), ev.computed.get()));
+        TESSERA_CUDA_CHECK(cudaEventElapsedTime(&scatter, ev.computed.get(), ev.scattered.get()));
+        TESSERA_CUDA_CHECK(cudaEventElapsedTime(&d2h, ev.scattered.get(), ev.done.get()));
+        times_.gather += 1e-3 * (gather + scatter);
+        times_.kernel += 1e-3 * kernel;
+        times_.d2h += 1e-3 * d2h;
+        times_.bytes_d2h += double(ev.count) * sizeof(kernels::GroupResult);
+        ev.count = 0;
+        ev.resident = false;
+        continue;
+      }
       float h2d = 0, kernel = 0, d2h = 0;
       TESSERA_CUDA_CHECK(cudaEventElapsedTime(&h2d, ev.start.get(), ev.copied_in.get()));
       TESSERA_CUDA_CHECK(cudaEventElapsedTime(&kernel, ev.copied_in.get(), ev.computed.get()));

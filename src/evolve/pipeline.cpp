@@ -151,6 +151,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   mesh::Mesh& m = s.mesh;
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
+  if (s.resident) return run_resident(s, pass, solver);
   const FieldRange in = pass.inputs();
   const auto& groups = m.groups(s.level);
   const int total = static_cast<int>(groups.size());
@@ -233,6 +234,82 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
     m.swap_slots(s.level);
   } else {
     copy_fields(m, s.level, next, cur, [&](int f) { return out.contains(f); });
+  }
+  return stats;
+}
+
+PassStats Pipeline::run_resident(const LevelStep& s, GroupPass& pass, const GroupSolver& solver) {
+  mesh::Mesh& m = s.mesh;
+  DeviceMesh& dm = *s.resident;
+  const FieldRange in = pass.inputs(), out = pass.outputs();
+  if (dm.tables().level != s.level || m.num_levels() != 1 ||
+      dm.tables().groups() != static_cast<int>(m.groups(s.level).size()))
+    throw Error(ErrorKind::kInternal,
+                strprintf("pass '%s': the device-resident copy does not hold level %d of a "
+                          "one-level mesh",
+                          pass.name().c_str(), s.level));
+  const int total = dm.tables().groups();
+  const int read = m.current_slot(s.level), write = m.next_slot(s.level);
+  const int batches = (total + batch_ - 1) / batch_;
+  auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
+  PassStats stats;
+  bool in_flight[2] = {false, false};
+  try {
+    for (int k = 0; k <= batches; ++k) {
+      if (k < batches) {
+        ScopedTimer t(s.timers, Stage::kSolve);
+        executor_.submit_resident(solver, *staging_[k % 2], count_of(k), dm,
+                                  {k * batch_, read, write, in.first, out.first});
+        in_flight[k % 2] = true;
+      }
+      if (k == 0) continue;
+      Staging& prev = *staging_[(k - 1) % 2];
+      {
+        ScopedTimer t(s.timers, Stage::kIdle);
+        executor_.wait(prev);
+        in_flight[(k - 1) % 2] = false;
+      }
+      ScopedTimer t(s.timers, Stage::kClose);
+      const int count = count_of(k - 1);
+      for (int g = 0; g < count; ++g) {
+        const auto& r = prev.results[g];
+        if (r.bad_cell >= 0) {
+          // The other batch may still be running: let it finish, then fetch this one's boxes.
+          const int other = k % 2;
+          if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
+          executor_.fetch_resident(prev, count);
+          report_unphysical(m, s.level, dm.tables().first_patch[(k - 1) * batch_ + g], r,
+                            prev.in + g * prev.in_reals, prev.ghost, prev.out + g * prev.out_reals,
+                            s.step, solver, prev.shape.in_vars);
+        }
+        stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
+        stats.floored += r.floored;
+      }
+    }
+  } catch (...) {
+    for (int b = 0; b < 2; ++b)
+      if (in_flight[b]) try {
+          executor_.wait(*staging_[b]);
+        } catch (...) {
+        }
+    throw;
+  }
+  // As run(), on the device: the fields the pass did not write are carried over (two-level
+  // outputs), or its outputs copied back (one-level outputs); the host copy of the slot
+  // written is now out of date.
+  const auto& fields = m.fields();
+  std::vector<int> carry;
+  if (fields[out.first].time_levels == 2) {
+    for (int f = 0; f < m.nvar(); ++f)
+      if (!out.contains(f)) carry.push_back(f);  // one-level fields too: flip_slots copies none
+    if (!carry.empty()) dm.copy_fields(carry, read, write);
+    m.set_host_stale(write, true);
+    m.flip_slots(s.level);
+  } else {
+    for (int f = out.first; f < out.first + out.count; ++f) carry.push_back(f);
+    dm.copy_fields(carry, write, read);
+    m.set_host_stale(read, true);
+    m.set_host_stale(write, true);
   }
   return stats;
 }

@@ -103,6 +103,38 @@ Simulation::Simulation(Params params)
                                      : static_cast<int>(params_.integer("gpu.groups_per_batch")),
                                  hydro_->mol());
   hydro_->set_pipeline(pipeline_.get());
+  // Device residency: the default for GPU runs without refinement whose data fit.
+  const std::string& resident = params_.string("gpu.resident");
+  const bool on_gpu = executor_->name() != std::string("cpu");
+  if (resident == "on" && (!on_gpu || params_.integer("amr.max_level") > 0))
+    throw Error(
+        ErrorKind::kInput,
+        strprintf("gpu.resident = \"on\" needs the cuda backend and a run without "
+                  "refinement (amr.max_level = 0); this run has backend %s and "
+                  "amr.max_level = %lld",
+                  executor_->name(), static_cast<long long>(params_.integer("amr.max_level"))));
+  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0) {
+    const double need = memory_.root_bytes + memory_.device_bytes;
+    const auto dev = device_memory();
+    if (dev && need > 0.95 * dev->first) {
+      if (resident == "on")
+        throw Error(ErrorKind::kResources,
+                    strprintf("gpu.resident = \"on\": the patch data and buffers need %.2f GB "
+                              "of GPU memory and the GPU has %.2f GB free; set gpu.resident = "
+                              "\"auto\" or \"off\" to stage them through the host",
+                              need / 1e9, dev->first / 1e9));
+      log_line(
+          "note: the patch data (%.2f GB with the buffers) do not fit in the GPU's %.2f GB "
+          "free memory: they stay on the host and are staged per batch",
+          need / 1e9, dev->first / 1e9);
+    } else {
+      resident_mode_ = true;
+      log_line(
+          "device-resident: the patch data (%.2f GB) stay on the GPU between steps; the "
+          "host copy is updated for outputs, checkpoints and the totals of the log line",
+          memory_.root_bytes / 1e9);
+    }
+  }
   schedule_ = {hydro_.get()};
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
@@ -137,7 +169,30 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
   errors.rethrow();
 }
 
+void Simulation::ensure_device() {
+  if (device_current_) return;
+  if (!resident_ || resident_->tables().groups() != static_cast<int>(mesh_->groups(0).size())) {
+    resident_.reset();  // free the old copy before allocating the new one
+    resident_ = executor_->make_resident(*mesh_, 0);
+  }
+  // The host is the newest copy here; a time level still marked stale is one the device
+  // wrote and the host never read (the previous state), which nothing reads before the
+  // next step overwrites it.
+  mesh_->set_host_stale(0, false);
+  mesh_->set_host_stale(1, false);
+  resident_->upload(*mesh_);
+  device_current_ = true;
+}
+
+void Simulation::sync_host() const {
+  if (!resident_ || !device_current_) return;
+  const int slot = mesh_->current_slot(0);
+  if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
+}
+
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
+  device_current_ = false;
+  resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(next);
   verify_mesh("the initial mesh");
   registers_.build(*mesh_);
@@ -176,6 +231,10 @@ void Simulation::initialize() {
 }
 
 bool Simulation::regrid() {
+  sync_host();
+  // Resident runs have no refinement, but regrid() may be called anyway: the pool may move.
+  device_current_ = false;
+  resident_.reset();
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
@@ -252,7 +311,9 @@ double Simulation::root_dt() const {
 // shared step) of the finer level, whose fluxes then correct this level's and whose
 // average replaces the covered cells.
 void Simulation::advance(int level, double dt, double coarse_weight) {
-  const LevelStep step{*mesh_, level, dt, coarse_weight, step_ + 1, registers_, timers_};
+  if (resident_mode_ && level == 0) ensure_device();
+  const LevelStep step{*mesh_,    level,      dt,      coarse_weight,
+                       step_ + 1, registers_, timers_, resident_mode_ ? resident_.get() : nullptr};
   double speed = 0;
   for (Pass* pass : schedule_) {
     const PassStats s = pass->run(step);
@@ -316,23 +377,32 @@ void Simulation::log_device_summary(long long updates, const RunSummary& run) co
   const double bandwidth = executor_->pinned_h2d_bandwidth();
   const double ceiling = bandwidth / std::max(bytes_per_update, 1e-30);
   const double achieved = updates / std::max(wall, 1e-12);
-  log_line(
-      "device %s: h2d %.3f s (%.2f GB), kernel %.3f s, d2h %.3f s (%.2f GB); pipeline wall "
-      "%.3f s vs %.3f s serial: overlap %.1f%%",
-      cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
-      d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
-  log_line(
-      "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "
-      "-> %.3e cell-updates/s; the pipeline achieved %.3e (%.1f%% of the ceiling)",
-      bytes_per_update, bandwidth / 1e9, ceiling, achieved, 100 * achieved / ceiling);
+  if (resident_mode_) {
+    // Nothing staged: the ceiling is the GPU's, not the host link's.
+    log_line(
+        "device %s, data resident on the GPU: gather and scatter kernels %.3f s, solver kernels "
+        "%.3f s, results back %.3f s; pipeline wall %.3f s",
+        cuda_device_description().c_str(), d.gather, d.kernel, d.d2h, wall);
+  } else {
+    log_line(
+        "device %s: h2d %.3f s (%.2f GB), kernel %.3f s, d2h %.3f s (%.2f GB); pipeline wall "
+        "%.3f s vs %.3f s serial: overlap %.1f%%",
+        cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
+        d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
+    log_line(
+        "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "
+        "-> %.3e cell-updates/s; the pipeline achieved %.3e (%.1f%% of the ceiling)",
+        bytes_per_update, bandwidth / 1e9, ceiling, achieved, 100 * achieved / ceiling);
+  }
   const double loop = std::max(run.loop_seconds - run.output_seconds, 1e-12);
   log_line("  GPU kernels busy %.1f%% of the time loop (%.3f s of %.3f s)", 100 * d.kernel / loop,
            d.kernel, loop);
   log_line(
-      "summary-device: overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f bytes_per_update=%.1f "
-      "kernel_share=%.1f",
-      100 * (1 - wall / std::max(serial, 1e-12)), 100 * achieved / ceiling, bandwidth / 1e9,
-      bytes_per_update, 100 * d.kernel / loop);
+      "summary-device: resident=%d overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f "
+      "bytes_per_update=%.1f kernel_share=%.1f gather=%.3f",
+      resident_mode_ ? 1 : 0, resident_mode_ ? 0.0 : 100 * (1 - wall / std::max(serial, 1e-12)),
+      resident_mode_ ? 0.0 : 100 * achieved / ceiling, bandwidth / 1e9, bytes_per_update,
+      100 * d.kernel / loop, d.gather);
 }
 
 std::string Simulation::level_summary() const {
@@ -358,6 +428,11 @@ RunSummary Simulation::run(const RunControl& control) {
            mesh_->num_leaf_cells());
 
   remove_stale_temporaries();
+  if (resident_mode_) {
+    // The first copy to the GPU belongs to the set-up, like the initial conditions.
+    ScopedTimer t(timers_, Stage::kInit);
+    ensure_device();
+  }
   RunSummary summary;
   if (!restarted_) {
     totals0_ = conserved_totals();

@@ -28,6 +28,8 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   const io::CheckpointState st = checkpoint.state();
   auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
   if (verify_mesh_) m->check_invariants();
+  device_current_ = false;
+  resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
   registers_.build(*mesh_);  // empty: checkpoints fall between root steps
   speeds_ = st.level_max_speed;
@@ -112,7 +114,12 @@ std::string Simulation::write_checkpoint() {
   const auto t0 = std::chrono::steady_clock::now();
   // The file holds each level as one slab in canonical order, the order a mesh rebuilt
   // from the stored octree has. Flux registers are empty here but name patches by slot.
+  sync_host();
   if (!mesh_->is_canonical()) {
+    // Reorders the patches of both time levels: the device copy is rebuilt from the host.
+    if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
+    device_current_ = false;
+    resident_.reset();
     mesh_->canonicalize();
     registers_.build(*mesh_);
   }
@@ -170,6 +177,7 @@ void Simulation::remove_stale_temporaries() const {
 void Simulation::write_failure_plot() const {
   // Best effort: the original error is what matters, a second one is only logged.
   try {
+    sync_host();
     const std::string dir = params_.string("output.dir");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -43,6 +43,7 @@ TotalName total_name(const std::string& field) {
 }  // namespace
 
 std::vector<double> Simulation::conserved_totals() const {
+  sync_host();
   // Called at every log line, so patches are summed in parallel; the patch sums are added
   // in patch order, which keeps the totals independent of the thread count.
   // Canonical order: the same bits whatever the history of the pool's slots.
@@ -69,6 +70,7 @@ std::vector<double> Simulation::conserved_totals() const {
 }
 
 void Simulation::log_totals_line() const {
+  sync_host();
   const auto tot = conserved_totals();
   std::string line = strprintf("totals: step %ld t %.9e", step_, time_);
   for (int v = 0; v < fields_.size(); ++v)
@@ -99,6 +101,7 @@ void Simulation::log_total_changes(const std::vector<double>& totals) const {
 }
 
 std::optional<double> Simulation::density_l1_error() const {
+  sync_host();
   const auto& m = *mesh_;
   const auto& geo = m.geometry();
   double err = 0;
@@ -132,6 +135,7 @@ io::ToPrimitive Simulation::to_primitive() const {
 void Simulation::write_plot(int index) {
   if (!params_.boolean("output.enabled")) return;
   ScopedTimer t(timers_, Stage::kOutput);
+  sync_host();
   const std::string dir = params_.string("output.dir");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

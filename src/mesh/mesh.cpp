@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 
 namespace tessera::mesh {
 
@@ -111,6 +112,13 @@ Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refi
   for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
   resize_pool(patches_.size());
   current_slot_.assign(groups_.size(), 0);
+}
+
+void Mesh::refuse_stale(int slot) const {
+  throw Error(ErrorKind::kInternal,
+              strprintf("time level %d of the patch data is held on the GPU and was read on the "
+                        "host before it was copied back",
+                        slot));
 }
 
 void Mesh::swap_slots(int level) {

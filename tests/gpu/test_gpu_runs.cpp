@@ -1,15 +1,25 @@
 // Whole runs on the GPU against the CPU backend: an AMR run with subcycling and moving
 // refinement (root 32^3, 3 levels) must give the same state to round-off (the kernels
 // agree to ~1e-15 per step; differences grow slowly over the steps), with each integrator.
+// Device-resident runs (gpu.resident) against the same runs staged through the host: the
+// same kernels on the same boxes, so the same bits, including after outputs, log totals
+// and a checkpoint copied back from the GPU mid-run, and a staged restart from that
+// checkpoint.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include <cstring>
+#include <filesystem>
+
 #include "tessera/core/log.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/io/checkpoint.hpp"
+#include "tessera/io/output_dir.hpp"
 
 namespace tessera {
 namespace {
@@ -88,6 +98,108 @@ TEST(GpuRuns, AmrMhdBlastMatchesCpu) {
 
 TEST(GpuRuns, Vl2AmrMhdBlastMatchesCpu) {
   expect_gpu_matches_cpu("vl2", true);
+}
+
+// Same step, time and every bit of every field of the current state.
+void expect_bitwise(const evolve::Simulation& a, const evolve::Simulation& b, const char* what) {
+  ASSERT_EQ(a.step(), b.step()) << what;
+  const double ta = a.time(), tb = b.time();
+  EXPECT_EQ(std::memcmp(&ta, &tb, sizeof ta), 0) << what;
+  const auto& ma = a.mesh();
+  const auto& mb = b.mesh();
+  ASSERT_EQ(ma.num_patches(), mb.num_patches());
+  const auto oa = ma.canonical_order(), ob = mb.canonical_order();
+  long long differ = 0;
+  for (std::size_t k = 0; k < oa.size(); ++k)
+    differ +=
+        std::memcmp(ma.current(oa[k]), mb.current(ob[k]), ma.patch_reals() * sizeof(Real)) != 0;
+  EXPECT_EQ(differ, 0) << what << ": patches that differ";
+}
+
+void expect_resident_matches_staged(const std::string& file, std::vector<std::string> ov, int steps,
+                                    const std::string& name) {
+  namespace fs = std::filesystem;
+  set_log_quiet(true);
+  const std::string dir = (fs::temp_directory_path() / ("tessera_resident_" + name)).string();
+  fs::remove_all(dir);
+  ov.insert(ov.end(),
+            {"run.backend=cuda", "run.max_steps=" + std::to_string(steps), "output.dir=" + dir});
+  const std::string path = std::string(TESSERA_SOURCE_DIR) + "/problems/" + file;
+  auto with = [&](std::vector<std::string> extra) {
+    auto all = ov;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return load_run_params(path, all);
+  };
+  // Both write plot files: output times shorten the steps that reach them.
+  evolve::Simulation staged(
+      with({"gpu.resident=off", "output.enabled=true", "output.dir=" + dir + "/staged"}));
+  staged.run();
+  ASSERT_FALSE(staged.device_resident());
+  // Plot files every few steps, totals on every third step's log line and a checkpoint
+  // half way: each copies the data back from the GPU in the middle of the run.
+  evolve::Simulation resident(with({"gpu.resident=on", "output.enabled=true", "run.log_interval=3",
+                                    "output.checkpoint_interval=" + std::to_string(steps / 2)}));
+  ASSERT_TRUE(resident.device_resident());
+  resident.run();
+  expect_bitwise(staged, resident, "resident run");
+  const auto ta = staged.conserved_totals(), tb = resident.conserved_totals();
+  EXPECT_EQ(ta, tb);
+  // The checkpoint written from the GPU's data, continued on the host-staged path.
+  const std::string ck =
+      io::checkpoint_file_name(dir, resident.params().string("problem.name"), steps / 2);
+  const io::CheckpointReader reader(ck);
+  const Params requested =
+      with({"gpu.resident=off", "output.enabled=true", "output.dir=" + dir + "/restarted"});
+  evolve::Simulation restarted(evolve::restart_params(requested, {}, reader.header(), ck));
+  restarted.restart(reader);
+  restarted.run();
+  expect_bitwise(staged, restarted, "staged restart from the resident run's checkpoint");
+  fs::remove_all(dir);
+}
+
+// GLM-MHD with HLLD on a periodic cube (vl2), the Sedov blast with reflecting, outflow
+// and periodic sides (rk2: the widest ghost zones), and Brio-Wu along y.
+TEST(GpuResident, MhdBlastMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "mhd_blast/mhd_blast.toml",
+      {"mesh.nx=[32,32,32]", "mesh.xmin=[-0.5,-0.5,-0.5]", "mesh.xmax=[0.5,0.5,0.5]",
+       "amr.max_level=0", "hydro.integrator=vl2"},
+      10, "mhd_blast");
+}
+
+TEST(GpuResident, SedovWithMixedBoundariesMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "sedov/sedov.toml",
+      {"mesh.nx=[32,48,32]", "mesh.xmin=[-0.5,-0.75,-0.5]", "mesh.xmax=[0.5,0.75,0.5]",
+       "mesh.bc_xlo=reflecting", "mesh.bc_xhi=outflow", "mesh.bc_ylo=periodic",
+       "mesh.bc_yhi=periodic", "mesh.bc_zlo=outflow", "mesh.bc_zhi=reflecting",
+       "hydro.integrator=rk2"},
+      12, "sedov");
+}
+
+TEST(GpuResident, BrioWuAlongYMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "mhd_shock_tube/brio_wu.toml",
+      {"problem.direction=y", "mesh.nx=[16,128,16]", "mesh.xmax=[0.125,1.0,0.125]",
+       "mesh.bc_xlo=periodic", "mesh.bc_xhi=periodic", "mesh.bc_ylo=reflecting",
+       "mesh.bc_yhi=outflow"},
+      20, "brio_wu");
+}
+
+TEST(GpuResident, AutoChoosesResidencyOnlyWithoutRefinement) {
+  set_log_quiet(true);
+  const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";
+  const std::vector<std::string> base = {"run.backend=cuda", "mesh.nx=[16,16,16]",
+                                         "output.enabled=false"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return load_run_params(file, all);
+  };
+  EXPECT_TRUE(evolve::Simulation(with({})).device_resident());
+  EXPECT_FALSE(evolve::Simulation(with({"amr.max_level=1"})).device_resident());
+  EXPECT_FALSE(evolve::Simulation(with({"gpu.resident=off"})).device_resident());
+  EXPECT_THROW(evolve::Simulation(with({"amr.max_level=1", "gpu.resident=on"})), Error);
 }
 
 }  // namespace

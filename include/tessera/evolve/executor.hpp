@@ -9,6 +9,7 @@
 
 #include "kernels/group_layout.hpp"
 #include "tessera/evolve/group_solver.hpp"
+#include "tessera/evolve/resident.hpp"
 
 namespace tessera::evolve {
 
@@ -47,6 +48,7 @@ class HostStaging final : public Staging {
 // Seconds spent per stage of the device, summed over batches (zero for the CPU).
 struct DeviceTimes {
   double h2d = 0, kernel = 0, d2h = 0;
+  double gather = 0;  // device-resident batches: gather and scatter kernels
   double bytes_h2d = 0, bytes_d2h = 0;
 };
 
@@ -67,6 +69,23 @@ class Executor {
   virtual double pinned_h2d_bandwidth() { return 0; }
   // Groups per batch that suit this executor.
   virtual int preferred_batch() const = 0;
+
+  // Device residency (resident.hpp). A copy of `m`'s patch data (one level, `level`, which
+  // must be self-contained) in this executor's memory; null when the executor has none
+  // (the CPU).
+  virtual std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level);
+  // As submit(), for the groups [rb.first_group, rb.first_group + count) of `dm`'s level:
+  // their input boxes (fields from rb.in_first) are gathered on the device from time level
+  // rb.read, their interiors scattered into the fields from rb.out_first of time level
+  // rb.write; only the per-group results come back to `staging`.
+  struct ResidentBatch {
+    int first_group, read, write, in_first, out_first;
+  };
+  virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
+                               DeviceMesh& dm, const ResidentBatch& rb);
+  // After wait() on a resident batch: copies its input boxes and new interiors to the
+  // host staging (`in`, `out`), for an error report.
+  virtual void fetch_resident(Staging& staging, int count);
 };
 
 std::unique_ptr<Executor> make_cpu_executor();

@@ -23,6 +23,8 @@
 
 namespace tessera::evolve {
 
+class DeviceMesh;
+
 // One level's step as the passes see it.
 struct LevelStep {
   mesh::Mesh& mesh;
@@ -32,6 +34,9 @@ struct LevelStep {
   long step;             // the root step being taken (1-based), for messages
   FluxRegisters& registers;
   Timers& timers;
+  // The mesh's device-resident copy (resident.hpp) when the level's data stay on the GPU:
+  // passes then read and write it, not the host pool.
+  DeviceMesh* resident = nullptr;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).

@@ -55,6 +55,9 @@ class Pipeline {
   int ghost() const { return shape_.ghost; }
 
  private:
+  // run() for a level held on the device (step.resident): no prepare or close on the host,
+  // the executor gathers and scatters (Executor::submit_resident).
+  PassStats run_resident(const LevelStep& step, GroupPass& pass, const GroupSolver& solver);
   void close_batch(const LevelStep& s, GroupPass& pass, const GroupSolver& solver,
                    const std::vector<int>& groups, int first, int count, Staging& staging,
                    PassStats& stats);

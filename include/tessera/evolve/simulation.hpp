@@ -81,7 +81,14 @@ class Simulation {
   // The run family's identity (io::new_run_id for a fresh run, the checkpoint's on restart),
   // stored in every checkpoint; old checkpoints are pruned only within the family.
   const std::string& run_id() const { return run_id_; }
-  const mesh::Mesh& mesh() const { return *mesh_; }
+  // The mesh, its host copy up to date (copied back from the GPU first when the run keeps
+  // its data there).
+  const mesh::Mesh& mesh() const {
+    sync_host();
+    return *mesh_;
+  }
+  // Whether the patch data stay on the GPU between steps (gpu.resident).
+  bool device_resident() const { return resident_mode_; }
   const Problem& problem() const { return *problem_; }
   double time() const { return time_; }
   long step() const { return step_; }
@@ -118,6 +125,10 @@ class Simulation {
   void fill_from_problem(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
   void advance(int level, double dt, double coarse_weight);
+  // Device residency: brings the device copy up to date before a step (after the host data
+  // changed), and the host copy's current time level before a host-side reader.
+  void ensure_device();
+  void sync_host() const;
   void write_plot(int index);
   void write_failure_plot() const;
   io::ToPrimitive to_primitive() const;
@@ -143,7 +154,10 @@ class Simulation {
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Pipeline> pipeline_;  // the hydro pass's
   std::unique_ptr<HydroPass> hydro_;
-  std::vector<Pass*> schedule_;  // the passes of a level step, in order
+  bool resident_mode_ = false;
+  std::unique_ptr<DeviceMesh> resident_;  // made on the first step
+  bool device_current_ = false;           // resident_ holds the newest data
+  std::vector<Pass*> schedule_;           // the passes of a level step, in order
   FluxRegisters registers_;
   RefinementParams refinement_;
   MemoryEstimate memory_;

@@ -114,10 +114,24 @@ class Mesh {
   // then swaps, leaving the previous state in `next` for time interpolation. A field with
   // one time level is updated in place in the current slot: swap_slots first copies it,
   // for every patch of the level, into the next slot, so the state carries across.
-  Real* data(int slot, int p) { return pool_[slot].data() + std::size_t(p) * patch_reals(); }
-  const Real* data(int slot, int p) const {
+  Real* data(int slot, int p) {
+    check_host(slot);
     return pool_[slot].data() + std::size_t(p) * patch_reals();
   }
+  const Real* data(int slot, int p) const {
+    check_host(slot);
+    return pool_[slot].data() + std::size_t(p) * patch_reals();
+  }
+  // Device residency (evolve/resident.hpp): a time level whose newest data are on the GPU
+  // is marked stale, and data() refuses it with Error(kInternal) until it is copied back,
+  // so that a host-side reader that forgot to ask for the copy is found at once.
+  void set_host_stale(int slot, bool stale) {
+    stale_slots_ = stale ? stale_slots_ | (1 << slot) : stale_slots_ & ~(1 << slot);
+  }
+  bool host_stale(int slot) const { return (stale_slots_ >> slot) & 1; }
+  // Makes `level`'s next slot current without copying anything (the device-resident pipeline
+  // carries one-level fields across itself).
+  void flip_slots(int level) { current_slot_[level] = 1 - current_slot_[level]; }
   int current_slot(int level) const { return current_slot_[level]; }
   int next_slot(int level) const { return 1 - current_slot_[level]; }
   void swap_slots(int level);
@@ -143,6 +157,11 @@ class Mesh {
   void move_family(int from, int to);
   void resize_pool(std::size_t patches);
   void sort_groups(int level);
+  void check_host(int slot) const {
+    if (stale_slots_ >> slot & 1) [[unlikely]]
+      refuse_stale(slot);
+  }
+  [[noreturn]] void refuse_stale(int slot) const;
 
   Geometry geometry_;
   FieldRegistry fields_;
@@ -153,6 +172,7 @@ class Mesh {
   std::unordered_map<std::uint64_t, int> lookup_;
   PatchPool pool_[2];  // the two time levels
   std::vector<int> current_slot_;
+  int stale_slots_ = 0;  // bit s: time level s is newer on the device
 };
 
 }  // namespace tessera::mesh

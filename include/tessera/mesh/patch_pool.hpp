@@ -1,7 +1,7 @@
-// Storage of one time level of patch data, [patch][var][z][y][x] in one allocation, and
-// the memory space it lives in (docs/architecture.md, "Data residency"). Patch data live in
-// host memory; a device-resident mode will allocate pools on the GPU, and the host
-// accessors of the mesh will then refuse them, so that every host-side use is found.
+// Storage of one time level of patch data, [patch][var][z][y][x] in one allocation, in host
+// memory (docs/architecture.md, "Data residency"). A device-resident run keeps its own copy
+// on the GPU (evolve/resident.hpp, DeviceMesh) and marks the host's time levels stale
+// (Mesh::set_host_stale) rather than moving this pool.
 #pragma once
 
 #include <cstddef>

@@ -1,0 +1,96 @@
+#include "tessera/evolve/resident.hpp"
+
+#include <algorithm>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+
+namespace tessera::evolve {
+
+using mesh::kPatchSize;
+
+namespace {
+
+// Fills group `g`'s row of the tables; false when a block inside the domain has no
+// same-level patch (it would come from the coarser level).
+bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) {
+  const auto& base = m.patch(first_patch);
+  const auto& geo = m.geometry();
+  const auto cells = m.level_cells(base.level);
+  code = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (geo.periodic(d)) continue;
+    const auto kind = [](mesh::Boundary b) {
+      return b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow;
+    };
+    if (base.corner[d] == 0) code |= kind(geo.boundary[d][0]) << (4 * d);
+    if (base.corner[d] + 2 * kPatchSize == cells[d])
+      code |= kind(geo.boundary[d][1]) << (4 * d + 2);
+  }
+  for (int bz = -1; bz <= 2; ++bz)
+    for (int by = -1; by <= 2; ++by)
+      for (int bx = -1; bx <= 2; ++bx) {
+        const int b[3] = {bx, by, bz};
+        int child = 0, off[3];
+        for (int d = 0; d < 3; ++d) {
+          const int c = std::clamp(b[d], 0, 1);
+          child |= c << d;
+          off[d] = b[d] - c;
+        }
+        int src =
+            m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        if (src == mesh::kNoPatch) {
+          mesh::PatchCoord pc = base.coord();
+          for (int d = 0; d < 3; ++d) pc[d] += b[d];
+          if (m.wrap(base.level, pc)) return false;  // inside the domain: coarser level
+          src = -1;
+        }
+        blocks[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)] = src;
+      }
+  return true;
+}
+
+}  // namespace
+
+bool level_is_self_contained(const mesh::Mesh& m, int level) {
+  int blocks[kernels::kGatherBlocks], code = 0;
+  for (const int g : m.groups(level))
+    if (!group_tables(m, g, blocks, code)) return false;
+  return true;
+}
+
+GatherTables build_gather_tables(const mesh::Mesh& m, int level) {
+  GatherTables t;
+  t.level = level;
+  const auto& groups = m.groups(level);
+  t.blocks.resize(groups.size() * kernels::kGatherBlocks);
+  t.codes.resize(groups.size());
+  t.first_patch = groups;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (!group_tables(m, groups[g], t.blocks.data() + g * kernels::kGatherBlocks, t.codes[g]))
+      throw Error(ErrorKind::kInternal,
+                  strprintf("level %d: group of patch %d has ghost zones on the coarser level; "
+                            "its data cannot stay on the device",
+                            level, groups[g]));
+  return t;
+}
+
+void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
+                       int first, int count, Real* box) {
+  const int n3 = kernels::box_cells(ghost);
+  const int* blocks = t.blocks.data() + std::size_t(g) * kernels::kGatherBlocks;
+  const auto& fields = m.fields();
+  for (int cell = 0; cell < n3; ++cell) {
+    const kernels::GatherSource s = kernels::gather_source(blocks, t.codes[g], ghost, cell);
+    if (s.patch < 0)
+      throw Error(ErrorKind::kInternal, "gather table reads a block beyond the boundary");
+    const Real* u = m.data(slot, s.patch) + s.cell;
+    for (int v = 0; v < count; ++v) {
+      const int dir = fields[first + v].vector_component;
+      const Real x = u[std::size_t(first + v) * mesh::kPatchCells];
+      box[std::size_t(v) * n3 + cell] = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
+    }
+  }
+}
+
+}  // namespace tessera::evolve
