@@ -40,37 +40,48 @@ Real cell_value(const mesh::Mesh& m, int level, std::array<int, 3> g, int v) {
 }  // namespace
 
 void magnetic_divergence(const mesh::Mesh& m, int p, int first_var, Real* div, Real* relative) {
-  constexpr int n = mesh::kPatchSize;
+  constexpr int n = mesh::kPatchSize, b = n + 2;  // the patch with one layer of face neighbours
   const auto& meta = m.patch(p);
   const Real* u = m.current(p);
   const double h = m.dx(meta.level);
-  auto value = [&](int v, int i, int j, int k) -> Real {
-    if (i >= 0 && i < n && j >= 0 && j < n && k >= 0 && k < n)
-      return u[v * mesh::kPatchCells + (k * n + j) * n + i];
-    return cell_value(m, meta.level, {meta.corner[0] + i, meta.corner[1] + j, meta.corner[2] + k},
-                      v);
-  };
-  auto magnitude = [&](int i, int j, int k) {
+  // B and |B| of the patch and its face neighbours, gathered once per patch: the stencils
+  // below read each cell up to 7 times, and a neighbour outside the patch is a lookup in
+  // the mesh (cell_value). Same values and the same arithmetic as evaluating per stencil.
+  Real field[3][b * b * b];
+  double magnitude[b * b * b];
+  const auto at = [](int i, int j, int k) { return ((k + 1) * b + (j + 1)) * b + (i + 1); };
+  const auto gather = [&](int i, int j, int k) {
+    const bool inside = i >= 0 && i < n && j >= 0 && j < n && k >= 0 && k < n;
     double b2 = 0;
     for (int d = 0; d < 3; ++d) {
-      const double b = value(first_var + d, i, j, k);
-      b2 += b * b;
+      const Real x = inside
+                         ? u[(first_var + d) * mesh::kPatchCells + (k * n + j) * n + i]
+                         : cell_value(m, meta.level,
+                                      {meta.corner[0] + i, meta.corner[1] + j, meta.corner[2] + k},
+                                      first_var + d);
+      field[d][at(i, j, k)] = x;
+      b2 += double(x) * double(x);
     }
-    return std::sqrt(b2);
+    magnitude[at(i, j, k)] = std::sqrt(b2);
   };
+  for (int k = -1; k <= n; ++k)
+    for (int j = -1; j <= n; ++j)
+      for (int i = -1; i <= n; ++i) {
+        // Interior cells and face neighbours only (edges and corners are not in a stencil).
+        const int outside = (i < 0 || i >= n) + (j < 0 || j >= n) + (k < 0 || k >= n);
+        if (outside <= 1) gather(i, j, k);
+      }
+  const int stride[3] = {1, b, b * b};
   for (int k = 0; k < n; ++k)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
-        const int c = (k * n + j) * n + i;
+        const int c = (k * n + j) * n + i, q = at(i, j, k);
         double sum = 0;
-        double scale = relative ? magnitude(i, j, k) : 0;
+        double scale = relative ? magnitude[q] : 0;
         for (int d = 0; d < 3; ++d) {
-          const int e[3] = {d == 0, d == 1, d == 2};
-          sum += double(value(first_var + d, i + e[0], j + e[1], k + e[2])) -
-                 double(value(first_var + d, i - e[0], j - e[1], k - e[2]));
+          sum += double(field[d][q + stride[d]]) - double(field[d][q - stride[d]]);
           if (relative)
-            scale = std::max({scale, magnitude(i + e[0], j + e[1], k + e[2]),
-                              magnitude(i - e[0], j - e[1], k - e[2])});
+            scale = std::max({scale, magnitude[q + stride[d]], magnitude[q - stride[d]]});
         }
         div[c] = Real(sum / (2 * h));
         if (relative) relative[c] = scale > 0 ? Real(std::fabs(sum) / (2 * scale)) : Real(0);

@@ -96,15 +96,9 @@ Simulation::Simulation(Params params)
   mol.phys = model_.params();
   mol.scalars = model_.num_scalars();
   hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
-  pipeline_ =
-      std::make_unique<Pipeline>(*executor_,
-                                 executor_->name() == std::string("cpu")
-                                     ? 0
-                                     : static_cast<int>(params_.integer("gpu.groups_per_batch")),
-                                 hydro_->mol());
-  hydro_->set_pipeline(pipeline_.get());
   // Device residency: the default for GPU runs without refinement whose data fit.
   const std::string& resident = params_.string("gpu.resident");
+  const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
   const bool on_gpu = executor_->name() != std::string("cpu");
   if (resident == "on" && (!on_gpu || params_.integer("amr.max_level") > 0))
     throw Error(
@@ -114,7 +108,10 @@ Simulation::Simulation(Params params)
                   "amr.max_level = %lld",
                   executor_->name(), static_cast<long long>(params_.integer("amr.max_level"))));
   if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0) {
-    const double need = memory_.root_bytes + memory_.device_bytes;
+    // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
+    // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
+    // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
+    const double need = memory_.root_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes;
     const auto dev = device_memory();
     if (dev && need > 0.95 * dev->first) {
       if (resident == "on")
@@ -135,6 +132,12 @@ Simulation::Simulation(Params params)
           memory_.root_bytes / 1e9);
     }
   }
+  int batch = on_gpu ? batch_param : 0;
+  if (resident_mode_ && batch == 0)  // no more than the level has: buffers are per group
+    batch = static_cast<int>(std::min<long long>(4LL * executor_->preferred_batch(),
+                                                 std::max<long long>(1, memory_.root_patches / 8)));
+  pipeline_ = std::make_unique<Pipeline>(*executor_, batch, hydro_->mol());
+  hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
