@@ -248,6 +248,18 @@ class CudaExecutor final : public Executor {
     return std::make_unique<CudaStaging>(groups, nstreams_, solver);
   }
 
+  // The solver's kernels on groups [first, first + n) of a batch, on `stream`: the same for
+  // staged and resident batches.
+  static void solve_chunk(const GroupSolver& solver, CudaStaging& st, int first, int n,
+                          cudaStream_t stream) {
+    const DeviceBatch batch{
+        st.d_in.get() + first * st.in_reals,           st.d_out.get() + first * st.out_reals,
+        st.d_flux.get() + first * st.flux_reals,       st.d_results.get() + first,
+        st.d_scratch.get() + first * st.scratch_reals, n};
+    solver.solve_device(batch, stream);
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+  }
+
   void submit(const GroupSolver& solver, Staging& base, int count) override {
     auto& st = static_cast<CudaStaging&>(base);
     const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
@@ -265,14 +277,7 @@ class CudaExecutor final : public Executor {
           cudaMemcpyAsync(st.d_in.get() + first * in_reals, st.h_in.get() + first * in_reals,
                           n * in_reals * sizeof(Real), cudaMemcpyHostToDevice, stream));
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
-      const DeviceBatch batch{st.d_in.get() + first * in_reals,
-                              st.d_out.get() + first * out_reals,
-                              st.d_flux.get() + first * flux_reals,
-                              st.d_results.get() + first,
-                              st.d_scratch.get() + first * st.scratch_reals,
-                              n};
-      solver.solve_device(batch, stream);
-      TESSERA_CUDA_CHECK(cudaGetLastError());
+      solve_chunk(solver, st, first, n, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
       TESSERA_CUDA_CHECK(
           cudaMemcpyAsync(st.h_out.get() + first * out_reals, st.d_out.get() + first * out_reals,
@@ -296,7 +301,6 @@ class CudaExecutor final : public Executor {
     auto& st = static_cast<CudaStaging&>(base);
     auto& dm = static_cast<CudaDeviceMesh&>(dmb);
     const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
-    const std::size_t flux_reals = st.flux_reals;
     const GroupShape shape = st.shape;
     if (rb.first_group < 0 || rb.first_group + count > dm.tables().groups() ||
         rb.in_first + shape.in_vars > kMaxFields || rb.out_first + shape.out_vars > kMaxFields)
@@ -324,14 +328,7 @@ class CudaExecutor final : public Executor {
           in_reals);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
-      const DeviceBatch batch{st.d_in.get() + first * in_reals,
-                              st.d_out.get() + first * out_reals,
-                              st.d_flux.get() + first * flux_reals,
-                              st.d_results.get() + first,
-                              st.d_scratch.get() + first * st.scratch_reals,
-                              n};
-      solver.solve_device(batch, stream);
-      TESSERA_CUDA_CHECK(cudaGetLastError());
+      solve_chunk(solver, st, first, n, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
       scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
           st.d_out.get() + first * out_reals, out_reals, dm.first_patch() + group, rb.out_first,
