@@ -29,15 +29,20 @@ TESSERA_HD constexpr int outer_face_plane(int face) {
 // of ghost layers around the 16^3 interior, so the input box depends on the choice.
 enum class Integrator { kRk2, kVl2 };
 
-// SSP-RK2 in one pass needs the PLM stencil (2 cells) twice. VL2 needs it once for the
-// corrector, plus the donor-cell stencil (1 cell) of the predictor.
-inline constexpr int kGhostRk2 = 4;
-inline constexpr int kGhostVl2 = 3;
-inline constexpr int kMaxGhost = kGhostRk2;  // the largest of the integrators' widths
-
-TESSERA_HD constexpr int ghost_width(Integrator integrator) {
-  return integrator == Integrator::kVl2 ? kGhostVl2 : kGhostRk2;
+// Cells a reconstruction reads on each side of a face, as the ghost widths count it: PLM
+// reads 2 (and PCM, which would need 1, gets the same boxes); the mc_ep slopes read 3.
+TESSERA_HD constexpr int stencil_reach(int recon_reach) {
+  return recon_reach < 2 ? 2 : recon_reach;
 }
+// SSP-RK2 in one pass needs the reconstruction's stencil twice. VL2 needs it once for
+// the corrector, plus the donor-cell stencil (1 cell) of the predictor.
+TESSERA_HD constexpr int ghost_width(Integrator integrator, int recon_reach) {
+  return integrator == Integrator::kVl2 ? 1 + stencil_reach(recon_reach)
+                                        : 2 * stencil_reach(recon_reach);
+}
+inline constexpr int kGhostRk2 = ghost_width(Integrator::kRk2, 2);  // 4
+inline constexpr int kGhostVl2 = ghost_width(Integrator::kVl2, 2);  // 3
+inline constexpr int kMaxGhost = ghost_width(Integrator::kRk2, 3);  // 6: the widest of all
 
 TESSERA_HD constexpr int box_size(int ghost) {
   return kGroupSize + 2 * ghost;

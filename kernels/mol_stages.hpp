@@ -7,12 +7,14 @@
 //
 // Scheme (hydro.integrator; ghost widths in group_layout.hpp):
 // - rk2: SSP-RK2 (Wang, Abel & Kaehler 2009, eq. 8: u1 = u0 + dt L(u0),
-//   u2 = (u0 + u1 + dt L(u1)) / 2) in one pass over a (16+2*4)^3 box: stage 1 updates the
-//   interior plus two ghost layers so that stage 2 has the stencil it needs. The fluxes on
+//   u2 = (u0 + u1 + dt L(u1)) / 2) in one pass over a (16+2*4)^3 box (16+2*6 with the
+//   mc_ep slopes, which read three cells beside a face): stage 1 updates the interior plus
+//   two (three) ghost layers so that stage 2 has the stencil it needs. The fluxes on
 //   the patch faces (outer faces and sibling interfaces) are averaged over the two stages.
 // - vl2: the van Leer predictor-corrector of Stone & Gardiner 2009 (New Astronomy 14,
-//   139; Athena's "vl2") over a (16+2*3)^3 box: a donor-cell (PCM) predictor
-//   u^{n+1/2} = u^n - dt/2 div F(PCM states of u^n) on the interior plus two ghost layers,
+//   139; Athena's "vl2") over a (16+2*3)^3 box (16+2*4 with mc_ep): a donor-cell (PCM)
+//   predictor u^{n+1/2} = u^n - dt/2 div F(PCM states of u^n) on the interior plus two
+//   (three) ghost layers,
 //   then the corrector u^{n+1} = u^n - dt div F(reconstructed states of u^{n+1/2}) on
 //   the interior. The patch-face fluxes are the corrector's, with weight 1.
 // Either way the returned face fluxes are the time-integrated flux the update used (what
@@ -88,6 +90,15 @@ TESSERA_HD inline typename Phys::Vars face_flux(const Real* w, int n3, int idx, 
   Vars left, right;
   if constexpr (Recon::kReach == 1) {
     face_states<Recon>(wm1, wm1, w0, w0, left, right);  // outer arguments unused
+  } else if constexpr (Recon::kReach == 3) {
+    const Vars wm3 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx - 3 * stride), dir);
+    const Vars wm2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx - 2 * stride), dir);
+    const Vars wp1 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + stride), dir);
+    const Vars wp2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + 2 * stride), dir);
+    for (int v = 0; v < Phys::kNumVars; ++v) {
+      const Real a[6] = {wm3[v], wm2[v], wm1[v], w0[v], wp1[v], wp2[v]};
+      Recon::face_values(a, Phys::positive_primitive(v), left[v], right[v]);
+    }
   } else {
     const Vars wm2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx - 2 * stride), dir);
     const Vars wp1 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + stride), dir);
@@ -187,10 +198,14 @@ struct FaceFlux {
     for (int v = Phys::kNumVars; v < nvar; ++v) {
       const Real* a = wg + v * B::kN3;
       Real left, right;
-      if constexpr (Recon::kReach == 1)
+      if constexpr (Recon::kReach == 1) {
         Recon::face_values(a[c - s], a[c - s], a[c], a[c], left, right);
-      else
+      } else if constexpr (Recon::kReach == 3) {
+        const Real six[6] = {a[c - 3 * s], a[c - 2 * s], a[c - s], a[c], a[c + s], a[c + 2 * s]};
+        Recon::face_values(six, false, left, right);
+      } else {
         Recon::face_values(a[c - 2 * s], a[c - s], a[c], a[c + s], left, right);
+      }
       const Real mass = f[Phys::kDens];
       fg[v * B::kN3 + c] = mass * (mass >= 0 ? left : right);
     }
@@ -294,27 +309,28 @@ struct FinalStage {
 // loop_cuda.cuh): box(lo, hi, op) runs op on the cells [lo, hi)^3 of every group's box,
 // faces(lo, hi, op) on the low faces of the cells [lo, hi + e_dir) for each direction,
 // interior(op, results) on the 16^3 interior cells and reduces their outcomes.
+// Stage 1 covers the interior plus R = stencil_reach<Recon> ghost layers, the stencil of
+// stage 2's faces; the box has 2 R (group_layout.hpp, ghost_width).
 struct IntegratorRk2 {
-  static constexpr int kGhost = kGhostRk2;
   template <class Phys, class Recon, class Riemann, class Loop>
   static void advance(const Loop& loop, const BoxArrays& a, const MolParams& m) {
-    constexpr int G = kGhost, N = box_size(G);
+    constexpr int R = stencil_reach(Recon::kReach), G = 2 * R, N = box_size(G);
     const typename Phys::Params& p = params_of<Phys>(m.phys);
     using Flux = FaceFlux<Phys, Recon, Riemann, G>;
     loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p});
-    loop.faces(2, N - 2, Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kFirstHalf});
-    loop.box(2, N - 2, FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, m.dt_over_dx});
+    loop.faces(R, N - R, Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kFirstHalf});
+    loop.box(R, N - R, FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, m.dt_over_dx});
     loop.faces(G, G + kGroupSize, Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kAddHalf});
     loop.interior(FinalStage<Phys, G, false>{a.in, a.u1, a.flux, a.out, a.nvar, p, m.dt_over_dx},
                   a.results);
   }
 };
 
+// The donor-cell predictor covers the interior plus R layers; the box has 1 + R.
 struct IntegratorVl2 {
-  static constexpr int kGhost = kGhostVl2;
   template <class Phys, class Recon, class Riemann, class Loop>
   static void advance(const Loop& loop, const BoxArrays& a, const MolParams& m) {
-    constexpr int G = kGhost, N = box_size(G);
+    constexpr int G = 1 + stencil_reach(Recon::kReach), N = box_size(G);
     const typename Phys::Params& p = params_of<Phys>(m.phys);
     const Real half = Real(0.5) * m.dt_over_dx;
     loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p});

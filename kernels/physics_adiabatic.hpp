@@ -19,6 +19,8 @@ struct HydroAdiabatic {
   // Conserved: density, momentum, total energy. Primitive: density, velocity, pressure.
   enum : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEngy = 4 };
   enum : int { kRho = 0, kVelX = 1, kPres = 4 };
+  // Primitive variables that must stay positive (reconstruction.hpp, ReconPlmMcEp).
+  TESSERA_HD static constexpr bool positive_primitive(int v) { return v == kRho || v == kPres; }
   static constexpr int kNumVectors = 1;
   TESSERA_HD static constexpr int vector_start(int) { return kMomX; }
   static constexpr bool kGlm = false;  // no divergence cleaning (physics_mhd.hpp)

@@ -13,6 +13,8 @@ struct HydroIsothermal {
   static constexpr int kNumVars = 4;
   enum : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3 };
   enum : int { kRho = 0, kVelX = 1 };
+  // Primitive variables that must stay positive (reconstruction.hpp, ReconPlmMcEp).
+  TESSERA_HD static constexpr bool positive_primitive(int v) { return v == kRho; }
   static constexpr int kNumVectors = 1;
   TESSERA_HD static constexpr int vector_start(int) { return kMomX; }
   static constexpr bool kGlm = false;  // no divergence cleaning (physics_mhd.hpp)

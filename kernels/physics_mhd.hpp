@@ -28,6 +28,8 @@ struct MhdGlm {
   enum : int { kDens = 0, kMomX = 1, kMomY = 2, kMomZ = 3, kEngy = 4, kBx = 5, kBy = 6, kBz = 7 };
   enum : int { kPsi = 8 };
   enum : int { kRho = 0, kVelX = 1, kPres = 4 };
+  // Primitive variables that must stay positive (reconstruction.hpp, ReconPlmMcEp).
+  TESSERA_HD static constexpr bool positive_primitive(int v) { return v == kRho || v == kPres; }
   // Momentum and magnetic field rotate with the face direction and flip at walls.
   static constexpr int kNumVectors = 2;
   TESSERA_HD static constexpr int vector_start(int t) { return t == 0 ? kMomX : kBx; }

@@ -19,7 +19,7 @@
 namespace tessera::kernels {
 
 enum class Physics { kAdiabatic, kIsothermal, kMhd };
-enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer };
+enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp };
 // HLLC serves hydrodynamics only, HLLD MHD only (supports_riemann).
 enum class RiemannSolver { kHll, kHllc, kLlf, kHlld };
 
@@ -32,9 +32,14 @@ inline bool supports_riemann(Physics p, RiemannSolver r) {
 struct Scheme {
   Reconstruction recon = Reconstruction::kPlmMc;
   RiemannSolver riemann = RiemannSolver::kHllc;
-  Integrator integrator = Integrator::kRk2;  // sets the ghost width of the input box
+  Integrator integrator = Integrator::kRk2;  // with recon, sets the ghost width (ghost_width)
   Physics physics = Physics::kAdiabatic;
 };
+
+// Ghost layers of the scheme's input box (group_layout.hpp).
+inline int ghost_width(const Scheme& s) {
+  return ghost_width(s.integrator, s.recon == Reconstruction::kPlmMcEp ? ReconPlmMcEp::kReach : 2);
+}
 
 // Run-time parameters of every physics; the scheme's physics reads its own.
 struct PhysicsParams {
@@ -141,6 +146,8 @@ void dispatch_scheme(const Scheme& s, F&& f) {
         return with_riemann(phys, ReconPlm<LimiterMc>{});
       case Reconstruction::kPlmVanLeer:
         return with_riemann(phys, ReconPlm<LimiterVanLeer>{});
+      case Reconstruction::kPlmMcEp:
+        return with_riemann(phys, ReconPlmMcEp{});
     }
   };
   switch (s.physics) {

@@ -113,8 +113,10 @@ std::vector<ParamSpec> core_specs() {
            "flow, up to ~0.9 for flow along one axis"),
       choice("hydro", "reconstruction", "plm", {"plm", "pcm"},
              "spatial reconstruction of primitive variables (plm: second order, pcm: first)"),
-      choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer"},
-             "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974)"),
+      choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},
+             "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974); mc_ep: MC "
+             "relaxed at smooth extrema after Colella & Sekora 2008 (second order there, "
+             "reads 3 cells per side: 6 ghost layers with rk2, 4 with vl2)"),
       choice("hydro", "riemann", "auto", {"auto", "hllc", "hlld", "hll", "llf"},
              "Riemann solver: hllc (Toro; for isothermal gas its form without an energy "
              "equation, after Mignone 2007; hydrodynamics only), hlld (Miyoshi & Kusano "

@@ -85,7 +85,11 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
-  const GroupShape shape{kernels::kMaxGhost, nvar, nvar, nvar};
+  const bool wide =
+      params.string("hydro.reconstruction") == "plm" && params.string("hydro.limiter") == "mc_ep";
+  const auto integrator = params.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2
+                                                                     : kernels::Integrator::kRk2;
+  const GroupShape shape{kernels::ghost_width(integrator, wide ? 3 : 2), nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
   // The solver's own scratch per thread.

@@ -33,6 +33,8 @@ kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model)
     s.recon = kernels::Reconstruction::kPlmMinmod;
   else if (limiter == "vanleer")
     s.recon = kernels::Reconstruction::kPlmVanLeer;
+  else if (limiter == "mc_ep")
+    s.recon = kernels::Reconstruction::kPlmMcEp;
   else
     s.recon = kernels::Reconstruction::kPlmMc;
   const std::string& rs = p.string("hydro.riemann");

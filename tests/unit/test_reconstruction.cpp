@@ -1,5 +1,5 @@
 // Unit tests of the slope limiters and the PCM/PLM reconstruction of
-// kernels/reconstruction.hpp.
+// kernels/reconstruction.hpp, and of the mc_ep slopes (ReconPlmMcEp).
 #include "kernels/reconstruction.hpp"
 #include "tests/unit/hydro_structs.hpp"
 
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -205,6 +206,92 @@ TEST(Reconstruction, PcmReturnsTheCellValues) {
     EXPECT_EQ(comp(left, var), comp(w[1], var)) << var;
     EXPECT_EQ(comp(right, var), comp(w[2], var)) << var;
   }
+}
+
+// mc_ep (ReconPlmMcEp) on five cells a[0..4], slope of the middle one.
+Real ep_slope(const Real (&a)[5], bool positive = false) {
+  return ReconPlmMcEp::slope(a[0], a[1], a[2], a[3], a[4], positive);
+}
+
+TEST(ReconstructionMcEp, EqualsMcWhereTheDataAreNotSmooth) {
+  // Random five-cell data: wherever the three second differences do not share a sign or
+  // differ by more than a factor 2, the slope is MC's, bit for bit (the bounds
+  // 2 (M - a0) and 2 (a0 - m) are 2|dr| and 2|dl| for monotone data, zero at an extremum).
+  std::mt19937_64 rng(33);
+  std::uniform_real_distribution<Real> unit(-1, 1);
+  int checked = 0, relaxed = 0;
+  std::uniform_real_distribution<Real> omega_range(0.2, 1.0);
+  for (int n = 0; n < 20000; ++n) {
+    // Half noise, half sinusoids of 6 to 30 cells per wavelength (mostly smooth).
+    Real a[5];
+    const Real omega = omega_range(rng), phase = 4 * unit(rng);
+    for (int k = 0; k < 5; ++k) a[k] = n % 2 ? unit(rng) : std::sin(omega * k + phase);
+    const Real d2[3] = {a[0] - 2 * a[1] + a[2], a[1] - 2 * a[2] + a[3], a[2] - 2 * a[3] + a[4]};
+    const Real lo = std::min({std::fabs(d2[0]), std::fabs(d2[1]), std::fabs(d2[2])});
+    const Real hi = std::max({std::fabs(d2[0]), std::fabs(d2[1]), std::fabs(d2[2])});
+    const bool one_sign =
+        (d2[0] > 0 && d2[1] > 0 && d2[2] > 0) || (d2[0] < 0 && d2[1] < 0 && d2[2] < 0);
+    const Real mc = LimiterMc::slope(a[2] - a[1], a[3] - a[2]);
+    if (one_sign && hi <= 2 * lo) {
+      ++relaxed;
+      // Relaxed: never steeper than the central difference, never against its sign.
+      const Real dc = Real(0.5) * (a[3] - a[1]);
+      EXPECT_LE(std::fabs(ep_slope(a)), std::fabs(dc) * (1 + 4 * kEps)) << n;
+      EXPECT_GE(ep_slope(a) * dc, 0) << n;
+      EXPECT_GE(std::fabs(ep_slope(a)), std::fabs(mc) * (1 - 4 * kEps)) << n;
+      continue;
+    }
+    ++checked;
+    ASSERT_NEAR(ep_slope(a), mc, 4 * kEps * std::fabs(a[3] - a[1])) << n;
+  }
+  EXPECT_GT(checked, 10000);
+  EXPECT_GT(relaxed, 2000);
+}
+
+TEST(ReconstructionMcEp, KeepsTheCentralSlopeAtASmoothExtremum) {
+  // Samples of cos near its maximum at 12 cells per wavelength, the maximum a third of a
+  // cell right of cell 0: MC flattens cell 0 (an extremum) and clips cell +1 (its right
+  // difference is more than three times its left one); mc_ep keeps both central slopes.
+  const Real h = 2 * std::numbers::pi / 12;
+  auto at = [&](int i) { return std::cos(h * (i - Real(1) / 3)); };
+  const Real a0[5] = {at(-2), at(-1), at(0), at(1), at(2)};
+  const Real am[5] = {at(-1), at(0), at(1), at(2), at(3)};
+  EXPECT_EQ(LimiterMc::slope(a0[2] - a0[1], a0[3] - a0[2]), 0);
+  EXPECT_EQ(ep_slope(a0), Real(0.5) * (a0[3] - a0[1]));
+  EXPECT_NE(ep_slope(a0), 0);
+  EXPECT_EQ(ep_slope(am), Real(0.5) * (am[3] - am[1]));
+  EXPECT_LT(std::fabs(LimiterMc::slope(am[2] - am[1], am[3] - am[2])), std::fabs(ep_slope(am)));
+}
+
+TEST(ReconstructionMcEp, LimitsASmearedStepAsMc) {
+  // A step smeared over four cells, and a square pulse: second differences of both signs
+  // (or far apart in size) beside them, so every slope is MC's and the face values stay
+  // between the neighbours.
+  const Real step[8] = {0, 0, 0.02, 0.3, 0.7, 0.98, 1, 1};
+  const Real pulse[8] = {0, 0, 0, 1, 1, 1, 0, 0};
+  for (const Real* a : {step, pulse})
+    for (int i = 2; i < 6; ++i) {
+      const Real c[5] = {a[i - 2], a[i - 1], a[i], a[i + 1], a[i + 2]};
+      EXPECT_EQ(ep_slope(c), LimiterMc::slope(c[2] - c[1], c[3] - c[2])) << i;
+    }
+}
+
+TEST(ReconstructionMcEp, PositiveVariablesStayAboveHalfTheirSmallestNeighbour) {
+  // A sharp minimum that passes the smoothness test: second differences 0.96, 1.03, 0.96
+  // allow 0.24 beyond the cells, which would take the middle cell's left face value to
+  // 0.01 - 0.2375 < 0. As a positive variable its overshoot is capped at half the
+  // smallest value.
+  const Real a[5] = {1.05, 0.05, 0.01, 1.0, 2.95};
+  const Real free_slope = ep_slope(a, false), capped = ep_slope(a, true);
+  EXPECT_LT(a[2] - Real(0.5) * std::fabs(free_slope), 0);
+  EXPECT_GE(a[2] - Real(0.5) * std::fabs(capped), Real(0.5) * 0.01 * (1 - 4 * kEps));
+  EXPECT_GT(std::fabs(capped), 0);
+  // Through the face values: cells i-3 .. i+2 around face i-1/2.
+  const Real six[6] = {2.5, 1.05, 0.05, 0.01, 1.0, 2.95};
+  Real left, right;
+  ReconPlmMcEp::face_values(six, true, left, right);
+  EXPECT_GT(right, 0);
+  EXPECT_EQ(right, Real(0.01) - Real(0.5) * capped);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ class MolSolver final : public GroupSolver {
 
   GroupShape shape() const override {
     const int n = nvar();
-    return {kernels::ghost_width(scheme_.integrator), n, n, n};
+    return {kernels::ghost_width(scheme_), n, n, n};
   }
   std::size_t host_scratch_reals() const override;
   // The primitives, the stage state and three flux arrays of the box.
