@@ -110,8 +110,10 @@ TEST_P(CoarseGhostZones, InterpolatedBetweenTheCoarseTimeLevelsAtTheSubstepWeigh
   }
 }
 
+// 4 and 3 layers (rk2, vl2 with PLM), 6 (rk2 with the mc_ep limiter's wider stencil).
 INSTANTIATE_TEST_SUITE_P(Rk2AndVl2, CoarseGhostZones,
-                         ::testing::Values(kernels::kGhostRk2, kernels::kGhostVl2));
+                         ::testing::Values(kernels::kGhostRk2, kernels::kGhostVl2,
+                                           kernels::kMaxGhost));
 
 }  // namespace
 }  // namespace tessera::evolve

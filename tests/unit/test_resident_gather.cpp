@@ -59,7 +59,7 @@ TEST_P(ResidentGather, EqualsPrepareGroupBitForBit) {
   ASSERT_TRUE(level_is_self_contained(m, 0));
   const GatherTables t = build_gather_tables(m, 0);
   ASSERT_EQ(t.groups(), static_cast<int>(m.groups(0).size()));
-  for (const int ghost : {kernels::kGhostVl2, kernels::kGhostRk2}) {
+  for (const int ghost : {kernels::kGhostVl2, kernels::kGhostRk2, kernels::kMaxGhost}) {
     const std::size_t n3 = kernels::box_cells(ghost);
     std::vector<Real> want(n3 * m.nvar()), got(n3 * m.nvar());
     // Some fields only (a pass reading a sub-range), and all of them.
