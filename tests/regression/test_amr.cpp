@@ -80,9 +80,11 @@ TEST(AmrConservation, Vl2SubcyclingMovingRefinement) {
   expect_conservation(true, "vl2");
 }
 // The mc_ep limiter's 6 ghost layers: fine ghost zones reach 4 coarse cells beyond the
-// parent (interpolation stencil included), and the flux planes are the same.
-TEST(AmrConservation, McEpSubcyclingMovingRefinement) {
-  expect_conservation(true, "rk2", "mc_ep");
+// parent (interpolation stencil included), and the flux planes are the same. With the
+// shared step (110 s with subcycling on the CI machine, against about 45 s); the
+// interpolation in time of 6-layer ghost zones is checked by test_prepare_group.cpp.
+TEST(AmrConservation, McEpSharedTimeStepMovingRefinement) {
+  expect_conservation(false, "rk2", "mc_ep");
 }
 
 // AMR against the uniform grid at its finest resolution, cell by cell: every leaf cell of
