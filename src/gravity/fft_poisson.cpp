@@ -42,7 +42,7 @@ struct PeriodicFftPoisson::Plans {
 };
 
 PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h, int threads)
-    : n_(n), h_(h), plans_(std::make_unique<Plans>()) {
+    : n_(n), plans_(std::make_unique<Plans>()) {
   for (int d = 0; d < 3; ++d)
     if (n[d] < 1)
       throw Error(ErrorKind::kInternal, "FFT Poisson grid of " + std::to_string(n[d]) +

@@ -31,7 +31,6 @@ class PeriodicFftPoisson {
  private:
   struct Plans;
   std::array<int, 3> n_;
-  double h_;
   std::unique_ptr<Plans> plans_;
 };
 
