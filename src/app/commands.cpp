@@ -16,6 +16,7 @@
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/gravity/self_gravity.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/mesh/geometry.hpp"
@@ -75,6 +76,7 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   // (e.g. a vacuum-generating Riemann problem). No field data is allocated.
   const auto geometry = mesh::geometry_from_params(params);
   evolve::RefinementParams::from_params(params);
+  gravity::check_params(params, geometry);
   create_problem(params);
   // The memory the run needs, against what this machine has (checked the same way by run).
   const std::string& backend = params.string("run.backend");

@@ -150,6 +150,21 @@ std::vector<ParamSpec> core_specs() {
        {},
        0,
        {}},
+      {"gravity",
+       "enabled",
+       ParamType::kBool,
+       false,
+       "self-gravity: the potential of laplacian(phi) = 4 pi G rho on the root level (FFT), "
+       "its acceleration -grad(phi) applied to momentum and energy; plot files gain phi",
+       {},
+       0,
+       {}},
+      real("gravity", "G", 1.0, {0, kInf, true, false}, "gravitational constant in code units"),
+      choice("gravity", "boundary", "isolated", {"isolated", "periodic"},
+             "boundary of the potential: isolated (vacuum outside the domain; zero padding to "
+             "twice the root grid, Hockney & Eastwood 1981) or periodic (needs periodic mesh "
+             "boundaries; the mean density is subtracted from the source, the \"Jeans "
+             "swindle\")"),
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
       integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),
@@ -230,7 +245,7 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "gpu", "mesh", "hydro", "mhd", "amr", "output", "problem"};
+    sc.sections = {"run", "gpu", "mesh", "hydro", "mhd", "gravity", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();

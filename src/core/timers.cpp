@@ -6,7 +6,7 @@ namespace tessera {
 
 const char* stage_name(Stage s) {
   static const char* kNames[] = {"init", "flag",  "regrid", "prepare", "solve",
-                                 "idle", "close", "reflux", "output"};
+                                 "idle", "close", "reflux", "gravity", "output"};
   return kNames[static_cast<int>(s)];
 }
 

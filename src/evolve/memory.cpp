@@ -106,6 +106,14 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
   }
+  if (params.boolean("gravity.enabled")) {
+    // The root solve (gravity/fft_poisson.hpp): the density and the ghosted potential, and
+    // the FFT's real array and spectrum (periodic), or those of the doubled grid with the
+    // Green's function's transform (isolated): about 4.5 and 22 doubles per root cell.
+    const double n = static_cast<double>(geo.root_cell_count());
+    const bool periodic = params.string("gravity.boundary") == "periodic";
+    e.buffer_bytes += sizeof(double) * n * (periodic ? 4.5 : 22.0);
+  }
   const int max_level = static_cast<int>(params.integer("amr.max_level"));
   double cells = static_cast<double>(geo.root_cell_count());
   for (int level = 1; level <= max_level; ++level) {

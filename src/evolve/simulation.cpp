@@ -70,7 +70,16 @@ void restrict_level(mesh::Mesh& m, int level) {
 }  // namespace
 
 mesh::FieldRegistry run_fields(const Params& params) {
-  return physics::Model(params).fields();
+  mesh::FieldRegistry f = physics::Model(params).fields();
+  if (!params.boolean("gravity.enabled")) return f;
+  // The potential goes last, after the solver's variables (HydroPass reads the first ones).
+  std::vector<mesh::FieldInfo> all = f.all();
+  std::vector<int> order = f.plot_order();
+  all.push_back(gravity::potential_field());
+  order.push_back(static_cast<int>(all.size()) - 1);
+  mesh::FieldRegistry out(std::move(all), std::move(order));
+  out.set_admissible(f.admissible());
+  return out;
 }
 
 Simulation::Simulation(Params params)
@@ -91,6 +100,7 @@ Simulation::Simulation(Params params)
   }
   check_initial_memory(params_, memory_);  // before the root level is allocated
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), fields_);
+  gravity::check_params(params_, mesh_->geometry());
   log_line("equations: %s", model_.describe().c_str());
   problem_ = create_problem(params_);
   executor_ = make_executor(params_);
@@ -109,7 +119,12 @@ Simulation::Simulation(Params params)
                   "refinement (amr.max_level = 0); this run has backend %s and "
                   "amr.max_level = %lld",
                   executor_->name(), static_cast<long long>(params_.integer("amr.max_level"))));
-  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0) {
+  const bool self_gravity = params_.boolean("gravity.enabled");
+  if (resident == "auto" && on_gpu && self_gravity)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: the potential of "
+        "self-gravity is solved on the host between the GPU's hydro steps");
+  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
@@ -141,6 +156,13 @@ Simulation::Simulation(Params params)
   pipeline_ = std::make_unique<Pipeline>(*executor_, batch, hydro_->mol());
   hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
+  if (self_gravity) {
+    gravity_ = std::make_unique<gravity::SelfGravity>(params_, model_, mesh_->geometry(),
+                                                      fields_.find(gravity::kPotentialField));
+    gravity_kick_ = std::make_unique<GravityPass>(*gravity_, false);
+    gravity_solve_kick_ = std::make_unique<GravityPass>(*gravity_, true);
+    schedule_ = {gravity_kick_.get(), hydro_.get(), gravity_solve_kick_.get()};
+  }
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
 }
@@ -232,6 +254,7 @@ void Simulation::initialize() {
   }
   for (int level = mesh_->num_levels() - 1; level >= 1; --level) restrict_level(*mesh_, level);
   adopt_mesh(std::move(mesh_));
+  solve_gravity();
   initialized_ = true;
 }
 
@@ -334,6 +357,13 @@ void Simulation::advance(int level, double dt, double coarse_weight) {
   ScopedTimer t(timers_, Stage::kReflux);
   restrict_level(*mesh_, level + 1);
   registers_.reflux(*mesh_, level);
+}
+
+void Simulation::solve_gravity() {
+  if (!gravity_) return;
+  ScopedTimer t(timers_, Stage::kGravity);
+  gravity_->solve(*mesh_);
+  log_line("gravity: %s", gravity_->describe().c_str());
 }
 
 std::string Simulation::machine_summary(const RunSummary& run) const {

@@ -52,6 +52,10 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   totals0_ = st.initial_totals;
   run_id_ = checkpoint.header().run_id;
   last_checkpoint_step_ = step_;
+  // The kicks need the potential's ghost layer, which the checkpoint does not hold: solved
+  // again from the density, which gives the checkpoint's phi bit for bit (the solve is
+  // deterministic for a given grid and thread count).
+  solve_gravity();
 
   // A changed output cadence restarts its schedule from the current time; an unchanged one
   // continues exactly where the interrupted run was.

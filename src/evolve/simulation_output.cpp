@@ -74,8 +74,20 @@ void Simulation::log_totals_line() const {
   const auto tot = conserved_totals();
   std::string line = strprintf("totals: step %ld t %.9e", step_, time_);
   for (int v = 0; v < fields_.size(); ++v)
-    line += strprintf(" %s %.15e", total_name(fields_[v].name).brief.c_str(), tot[v]);
+    if (fields_[v].flux_corrected)  // conserved densities only (not the potential)
+      line += strprintf(" %s %.15e", total_name(fields_[v].name).brief.c_str(), tot[v]);
   log_line("%s", line.c_str());
+  if (gravity_) {
+    // Total energy of a self-gravitating run: the gas energy (thermal, kinetic and, for
+    // MHD, magnetic; kernels/gravity.hpp) plus the potential energy (1/2) int rho phi dV.
+    const double w = gravity_->potential_energy(*mesh_);
+    const int e = model_.has_energy() ? 4 : -1;
+    if (e >= 0)
+      log_line("gravity: step %ld t %.9e potential energy %.15e total energy %.15e", step_, time_,
+               w, tot[e] + w);
+    else
+      log_line("gravity: step %ld t %.9e potential energy %.15e", step_, time_, w);
+  }
   if (model_.has_magnetic_field()) {
     const DivergenceStats d = divergence_stats(*mesh_, kernels::MhdGlm::kBx);
     log_line("divB: step %ld t %.9e max |div B| dx/|B| %.3e mean %.3e", step_, time_,
@@ -96,8 +108,9 @@ std::vector<io::DerivedField> Simulation::derived_plot_fields() const {
 
 void Simulation::log_total_changes(const std::vector<double>& totals) const {
   for (int v = 0; v < fields_.size(); ++v)
-    log_line("total %-10s %+.15e (change %+.3e)", total_name(fields_[v].name).full.c_str(),
-             totals[v], totals[v] - totals0_[v]);
+    if (fields_[v].flux_corrected)
+      log_line("total %-10s %+.15e (change %+.3e)", total_name(fields_[v].name).full.c_str(),
+               totals[v], totals[v] - totals0_[v]);
 }
 
 std::optional<double> Simulation::density_l1_error() const {
@@ -128,8 +141,13 @@ std::optional<double> Simulation::density_l1_error() const {
 io::ToPrimitive Simulation::to_primitive() const {
   // The model's primitives in pool order: rho, v1, v2, v3, p (adiabatic gas, the floors
   // applied), then each passive scalar's concentration.
+  // Fields after the model's (the potential) are written as they are stored.
   const physics::Model model = model_;
-  return [model](const Real* u, int stride, Real* w) { model.to_primitive(u, stride, w); };
+  const int first_extra = model_.num_vars(), nvar = fields_.size();
+  return [model, first_extra, nvar](const Real* u, int stride, Real* w) {
+    model.to_primitive(u, stride, w);
+    for (int v = first_extra; v < nvar; ++v) w[v] = u[v * stride];
+  };
 }
 
 void Simulation::write_plot(int index) {

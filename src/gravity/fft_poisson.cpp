@@ -6,6 +6,7 @@
 #include <mutex>
 #include <numbers>
 #include <string>
+#include <vector>
 
 #include "tessera/core/error.hpp"
 
@@ -24,87 +25,225 @@ void init_threads_once() {
   if (!ok) throw Error(ErrorKind::kInternal, "FFTW could not start its threads");
 }
 
+void check_shape(const std::array<int, 3>& n) {
+  for (int d = 0; d < 3; ++d)
+    if (n[d] < 1)
+      throw Error(ErrorKind::kInternal,
+                  "FFT grid of " + std::to_string(n[d]) + " cells along axis " + std::to_string(d));
+}
+
 }  // namespace
 
-struct PeriodicFftPoisson::Plans {
-  double* real = nullptr;        // [n2][n1][n0]
-  fftw_complex* spec = nullptr;  // [n2][n1][n0/2 + 1]
-  double* inv_eigen = nullptr;   // 1 / eigenvalue per spectral cell (0 for k = 0)
-  fftw_plan forward = nullptr, backward = nullptr;
+// One plan per pass and direction, each for the rows of one plane (x, y) or one column
+// plane (z); FFTW's new-array execute functions run them on any plane, from any thread.
+struct RealFft3d::Plans {
+  fftw_plan x_forward = nullptr, x_backward = nullptr;
+  fftw_plan y_forward = nullptr, y_backward = nullptr;
+  fftw_plan z_forward = nullptr, z_backward = nullptr;
   ~Plans() {
     std::lock_guard lock(planner_mutex());
-    if (forward) fftw_destroy_plan(forward);
-    if (backward) fftw_destroy_plan(backward);
-    fftw_free(real);
-    fftw_free(spec);
-    fftw_free(inv_eigen);
+    for (fftw_plan p : {x_forward, x_backward, y_forward, y_backward, z_forward, z_backward})
+      if (p) fftw_destroy_plan(p);
   }
 };
 
-PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h, int threads)
-    : n_(n), plans_(std::make_unique<Plans>()) {
-  for (int d = 0; d < 3; ++d)
-    if (n[d] < 1)
-      throw Error(ErrorKind::kInternal, "FFT Poisson grid of " + std::to_string(n[d]) +
-                                            " cells along axis " + std::to_string(d));
-  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
-  const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
-  const int nh = n[0] / 2 + 1;
-  const std::size_t modes = std::size_t(nh) * n[1] * n[2];
+RealFft3d::RealFft3d(std::array<int, 3> n) : n_(n), plans_(std::make_unique<Plans>()) {
+  check_shape(n);
+  real_ = static_cast<double*>(fftw_malloc(sizeof(double) * cells()));
+  spec_ = reinterpret_cast<std::complex<double>*>(fftw_malloc(sizeof(fftw_complex) * modes()));
+  if (!real_ || !spec_) {
+    fftw_free(real_);
+    fftw_free(spec_);
+    throw Error(ErrorKind::kResources,
+                "out of memory for the FFT buffers of " + std::to_string(cells()) + " cells");
+  }
+  const int n0 = n[0], n1 = n[1], n2 = n[2], nh = n0 / 2 + 1;
+  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
+  // Serial plans (one thread each), estimated (no array is touched while planning) and
+  // unaligned (a plane's offset need not keep FFTW's SIMD alignment).
+  const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
   Plans& p = *plans_;
-  p.real = static_cast<double*>(fftw_malloc(sizeof(double) * cells));
-  p.spec = static_cast<fftw_complex*>(fftw_malloc(sizeof(fftw_complex) * modes));
-  p.inv_eigen = static_cast<double*>(fftw_malloc(sizeof(double) * modes));
-  if (!p.real || !p.spec || !p.inv_eigen)
-    throw Error(ErrorKind::kInternal, "out of memory for the FFT Poisson buffers");
   {
     std::lock_guard lock(planner_mutex());
     init_threads_once();
-    fftw_plan_with_nthreads(threads < 1 ? 1 : threads);
-    // FFTW's dimensions are row-major: z, y, x (x fastest, halved by the r2c transform).
-    p.forward = fftw_plan_dft_r2c_3d(n[2], n[1], n[0], p.real, p.spec, FFTW_ESTIMATE);
-    p.backward = fftw_plan_dft_c2r_3d(n[2], n[1], n[0], p.spec, p.real, FFTW_ESTIMATE);
+    fftw_plan_with_nthreads(1);
+    // x: n1 rows of one z-plane, contiguous.
+    p.x_forward =
+        fftw_plan_many_dft_r2c(1, &n0, n1, real_, nullptr, 1, n0, spec, nullptr, 1, nh, flags);
+    p.x_backward =
+        fftw_plan_many_dft_c2r(1, &n0, n1, spec, nullptr, 1, nh, real_, nullptr, 1, n0, flags);
+    // y: the nh columns of one z-plane, stride nh.
+    p.y_forward = fftw_plan_many_dft(1, &n1, nh, spec, nullptr, nh, 1, spec, nullptr, nh, 1,
+                                     FFTW_FORWARD, flags);
+    p.y_backward = fftw_plan_many_dft(1, &n1, nh, spec, nullptr, nh, 1, spec, nullptr, nh, 1,
+                                      FFTW_BACKWARD, flags);
+    // z: the nh columns of one y-plane, stride n1 nh.
+    p.z_forward = fftw_plan_many_dft(1, &n2, nh, spec, nullptr, n1 * nh, 1, spec, nullptr, n1 * nh,
+                                     1, FFTW_FORWARD, flags);
+    p.z_backward = fftw_plan_many_dft(1, &n2, nh, spec, nullptr, n1 * nh, 1, spec, nullptr, n1 * nh,
+                                      1, FFTW_BACKWARD, flags);
   }
-  if (!p.forward || !p.backward)
-    throw Error(ErrorKind::kInternal, "FFTW could not plan the Poisson transforms");
+  for (fftw_plan q :
+       {p.x_forward, p.x_backward, p.y_forward, p.y_backward, p.z_forward, p.z_backward})
+    if (!q) throw Error(ErrorKind::kInternal, "FFTW could not plan the 3D transform passes");
+}
+
+RealFft3d::~RealFft3d() {
+  plans_.reset();
+  fftw_free(real_);
+  fftw_free(spec_);
+}
+
+void RealFft3d::forward() {
+  const int n1 = n_[1], n2 = n_[2], nh = n_[0] / 2 + 1;
+  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
+  const Plans& p = *plans_;
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n2; ++k)
+    fftw_execute_dft_r2c(p.x_forward, real_ + std::size_t(k) * n1 * n_[0],
+                         spec + std::size_t(k) * n1 * nh);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n2; ++k) {
+    fftw_complex* plane = spec + std::size_t(k) * n1 * nh;
+    fftw_execute_dft(p.y_forward, plane, plane);
+  }
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < n1; ++j) {
+    fftw_complex* plane = spec + std::size_t(j) * nh;
+    fftw_execute_dft(p.z_forward, plane, plane);
+  }
+}
+
+void RealFft3d::backward() {
+  const int n1 = n_[1], n2 = n_[2], nh = n_[0] / 2 + 1;
+  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
+  const Plans& p = *plans_;
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < n1; ++j) {
+    fftw_complex* plane = spec + std::size_t(j) * nh;
+    fftw_execute_dft(p.z_backward, plane, plane);
+  }
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n2; ++k) {
+    fftw_complex* plane = spec + std::size_t(k) * n1 * nh;
+    fftw_execute_dft(p.y_backward, plane, plane);
+  }
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n2; ++k)
+    fftw_execute_dft_c2r(p.x_backward, spec + std::size_t(k) * n1 * nh,
+                         real_ + std::size_t(k) * n1 * n_[0]);
+}
+
+PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h) : fft_(n) {
+  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
+  const int nh = n[0] / 2 + 1;
+  inv_eigen_ = std::make_unique<double[]>(fft_.modes());
   // Eigenvalues of the 7-point Laplacian on a periodic grid: for the mode
   // exp(2 pi i k.x / n), (phi_{j+1} - 2 phi_j + phi_{j-1}) / h^2 = -(4/h^2) sin^2(pi k / n)
-  // phi_j per axis. The c2r transform is unnormalised: 1/cells folded in here.
+  // phi_j per axis. The backward transform is unnormalised: 1/cells folded in here.
   auto s2 = [](int k, int m) {
     const double s = std::sin(std::numbers::pi * k / m);
     return s * s;
   };
+  const double cells = double(fft_.cells());
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < nh; ++i) {
         const double lambda = -4.0 / (h * h) * (s2(i, n[0]) + s2(j, n[1]) + s2(k, n[2]));
         const std::size_t m = (std::size_t(k) * n[1] + j) * nh + i;
-        p.inv_eigen[m] = (i == 0 && j == 0 && k == 0) ? 0.0 : 1.0 / (lambda * double(cells));
+        inv_eigen_[m] = (i == 0 && j == 0 && k == 0) ? 0.0 : 1.0 / (lambda * cells);
       }
 }
 
 PeriodicFftPoisson::~PeriodicFftPoisson() = default;
 
 double PeriodicFftPoisson::solve(const double* rho, double four_pi_g, double* phi) {
-  Plans& p = *plans_;
-  const std::size_t cells = std::size_t(n_[0]) * n_[1] * n_[2];
-  const std::size_t modes = std::size_t(n_[0] / 2 + 1) * n_[1] * n_[2];
-  double sum = 0;
-#pragma omp parallel for reduction(+ : sum)
-  for (std::size_t c = 0; c < cells; ++c) sum += rho[c];
-  const double mean = sum / double(cells);
-#pragma omp parallel for
-  for (std::size_t c = 0; c < cells; ++c) p.real[c] = four_pi_g * (rho[c] - mean);
-  fftw_execute(p.forward);
-#pragma omp parallel for
-  for (std::size_t m = 0; m < modes; ++m) {
-    p.spec[m][0] *= p.inv_eigen[m];
-    p.spec[m][1] *= p.inv_eigen[m];
+  const auto& n = fft_.shape();
+  const std::size_t cells = fft_.cells(), modes = fft_.modes(), plane = std::size_t(n[0]) * n[1];
+  // The mean: per z-plane in parallel, the planes added in order (the same bits for any
+  // number of threads).
+  std::vector<double> sums(n[2], 0.0);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n[2]; ++k) {
+    double s = 0;
+    for (std::size_t c = 0; c < plane; ++c) s += rho[k * plane + c];
+    sums[k] = s;
   }
-  fftw_execute(p.backward);
-#pragma omp parallel for
-  for (std::size_t c = 0; c < cells; ++c) phi[c] = p.real[c];
+  double sum = 0;
+  for (const double s : sums) sum += s;
+  const double mean = sum / double(cells);
+  double* real = fft_.real();
+#pragma omp parallel for schedule(static)
+  for (std::size_t c = 0; c < cells; ++c) real[c] = four_pi_g * (rho[c] - mean);
+  fft_.forward();
+  std::complex<double>* spec = fft_.spectrum();
+#pragma omp parallel for schedule(static)
+  for (std::size_t m = 0; m < modes; ++m) spec[m] *= inv_eigen_[m];
+  fft_.backward();
+#pragma omp parallel for schedule(static)
+  for (std::size_t c = 0; c < cells; ++c) phi[c] = real[c];
   return mean;
+}
+
+IsolatedFftPoisson::IsolatedFftPoisson(std::array<int, 3> n, double h)
+    : n_(n), h_(h), fft_({2 * n[0], 2 * n[1], 2 * n[2]}) {
+  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
+  const auto& m = fft_.shape();
+  // The Green's function on the doubled grid: index a along an axis is the separation a
+  // for a <= n, a - 2n beyond (so index n is the separation +-n, both |r| = n h).
+  double* g = fft_.real();
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m[2]; ++c)
+    for (int b = 0; b < m[1]; ++b)
+      for (int a = 0; a < m[0]; ++a) {
+        const int s[3] = {a <= n[0] ? a : a - m[0], b <= n[1] ? b : b - m[1],
+                          c <= n[2] ? c : c - m[2]};
+        const double r =
+            h * std::sqrt(double(s[0]) * s[0] + double(s[1]) * s[1] + double(s[2]) * s[2]);
+        // -h^3 / |r|: the potential per unit G of a cell of unit density; at r = 0 the
+        // cube's own, -C h^2.
+        g[(std::size_t(c) * m[1] + b) * m[0] + a] =
+            r > 0 ? -h * h * h / r : -kCubeSelfPotential * h * h;
+      }
+  fft_.forward();
+  // G is even in every axis, so its transform is real; the backward transform's 1/cells
+  // is folded in.
+  green_hat_ = std::make_unique<double[]>(fft_.modes());
+  const std::complex<double>* spec = fft_.spectrum();
+  const double inv_cells = 1.0 / double(fft_.cells());
+  for (std::size_t k = 0; k < fft_.modes(); ++k) green_hat_[k] = spec[k].real() * inv_cells;
+}
+
+IsolatedFftPoisson::~IsolatedFftPoisson() = default;
+
+void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi) {
+  const auto& m = fft_.shape();
+  const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
+  double* real = fft_.real();
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < m[2]; ++k)
+    for (int j = 0; j < m[1]; ++j) {
+      double* row = real + (std::size_t(k) * m[1] + j) * m[0];
+      const bool inside = k < n2 && j < n1;
+      for (int i = 0; i < m[0]; ++i)
+        row[i] = inside && i < n0 ? rho[(std::size_t(k) * n1 + j) * n0 + i] : 0.0;
+    }
+  fft_.forward();
+  std::complex<double>* spec = fft_.spectrum();
+  const double g_const = four_pi_g / (4 * std::numbers::pi);
+  const std::size_t modes = fft_.modes();
+#pragma omp parallel for schedule(static)
+  for (std::size_t k = 0; k < modes; ++k) spec[k] *= g_const * green_hat_[k];
+  fft_.backward();
+  // Cells -1 .. n of the domain: -1 is the doubled grid's last cell (cyclic convolution).
+#pragma omp parallel for schedule(static)
+  for (int k = -1; k <= n2; ++k)
+    for (int j = -1; j <= n1; ++j)
+      for (int i = -1; i <= n0; ++i) {
+        const int a = (i + m[0]) % m[0], b = (j + m[1]) % m[1], c = (k + m[2]) % m[2];
+        phi[(std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
+            real[(std::size_t(c) * m[1] + b) * m[0] + a];
+      }
 }
 
 }  // namespace tessera::gravity

@@ -32,6 +32,8 @@ const std::string kLinearWave = problem_file("mhd_linear_wave");
 const std::string kOrszagTang = problem_file("orszag_tang");
 const std::string kFieldLoop = problem_file("field_loop");
 const std::string kMhdBlast = problem_file("mhd_blast");
+const std::string kJeans = problem_file("jeans_wave");
+const std::string kSphere = problem_file("uniform_sphere");
 const std::string kBrioWu =
     std::string(TESSERA_SOURCE_DIR) + "/problems/mhd_shock_tube/brio_wu.toml";
 
@@ -314,6 +316,32 @@ TEST(ProblemValidation, MhdShockTubeRejectsMeaninglessSettings) {
                   {"problem.by_l = 1e+09", "swamps the internal energy", "round-off"});
   expect_rejected("check " + kBrioWu + " problem.bz_r=1e300",
                   {"problem.bz_r = 1e+300", "not finite"});
+}
+
+TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
+  // Periodic gravity subtracts the mean density: wrong for a bounded domain.
+  expect_rejected("check " + kSphere + " gravity.boundary=periodic",
+                  {"gravity.boundary = \"periodic\"", "mesh.bc_xlo = \"outflow\"", "Jeans swindle",
+                   "\"isolated\""});
+  // The refined levels have no Poisson solver yet.
+  expect_rejected("check " + kSphere + " amr.max_level=1",
+                  {"gravity.enabled = true", "amr.max_level = 1", "root level"});
+  expect_rejected("check " + kSphere + " gpu.resident=on",
+                  {"gravity.enabled = true", "gpu.resident = \"on\""});
+  // A Jeans mode needs periodic self-gravity.
+  expect_rejected("check " + kJeans + " gravity.enabled=false",
+                  {"[problem] jeans_wave", "gravity.enabled = false"});
+  expect_rejected("check " + kJeans + " gravity.boundary=isolated",
+                  {"gravity.boundary = \"isolated\""});
+  // A sphere that does not fit, or no denser than its background.
+  expect_rejected("check " + kSphere + " problem.radius=0.6",
+                  {"problem.radius = 0.6", "does not fit"});
+  expect_rejected("check " + kSphere + " problem.background=2",
+                  {"problem.density = 1", "problem.background = 2"});
+  expect_rejected("check " + kSphere + " gravity.G=0", {"gravity.G"});
+  // The stable regime of the Jeans mode and gravity with isothermal gas: accepted.
+  expect_accepted("check " + kJeans + " gravity.G=0.5");
+  expect_accepted("check " + kSphere + " hydro.eos=isothermal");
 }
 
 }  // namespace

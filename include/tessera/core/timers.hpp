@@ -18,6 +18,7 @@ enum class Stage {
   kIdle,
   kClose,
   kReflux,
+  kGravity,  // Poisson solves and the kicks of self-gravity
   kOutput,
   kCount
 };

@@ -14,6 +14,7 @@
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/flux_register.hpp"
+#include "tessera/evolve/gravity_pass.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/pipeline.hpp"
@@ -125,6 +126,9 @@ class Simulation {
   void fill_from_problem(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
   void advance(int level, double dt, double coarse_weight);
+  // Self-gravity: the potential of the current density (at the start and on a restart; the
+  // steps solve it themselves), with a log line.
+  void solve_gravity();
   // Device residency: brings the device copy up to date before a step (after the host data
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
@@ -154,6 +158,8 @@ class Simulation {
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<Pipeline> pipeline_;  // the hydro pass's
   std::unique_ptr<HydroPass> hydro_;
+  std::unique_ptr<gravity::SelfGravity> gravity_;  // gravity.enabled only
+  std::unique_ptr<GravityPass> gravity_kick_, gravity_solve_kick_;
   bool resident_mode_ = false;
   std::unique_ptr<DeviceMesh> resident_;  // made on the first step
   bool device_current_ = false;           // resident_ holds the newest data
