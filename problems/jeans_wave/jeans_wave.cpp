@@ -6,6 +6,10 @@
 //   v_x = -(Gamma / k) A sin(kx) e^{Gamma t}, Gamma = sqrt(4 pi G rho0 - c_s^2 k^2);
 // - lambda < lambda_J: a standing wave from rest, delta = A cos(kx) cos(omega t).
 // The pressure follows adiabatically, p = p0 + c_s^2 (rho - rho0) (isothermal gas: p = c^2 rho).
+// With MHD, a field (problem.bx or problem.by): bx along k leaves the mode alone, by across it
+// is compressed with the gas (delta B_y = B_y delta) and adds its pressure: c_s^2 becomes
+// the fast speed squared c_s^2 + B_y^2 / rho0 in the dispersion relation (magnetic
+// pressure B^2 / 2), which can stabilise a mode that would grow without it.
 // The exact linear solution is the test's reference (analytic_density).
 #include <cmath>
 #include <numbers>
@@ -18,9 +22,9 @@ namespace tessera::problems {
 namespace {
 
 struct JeansMode {
-  double rho0, p0, amp, c, k, four_pi_g_rho0;
-  // omega^2 of the linear dispersion relation.
-  double omega2() const { return c * c * k * k - four_pi_g_rho0; }
+  double rho0, p0, amp, c, k, four_pi_g_rho0, bx = 0, by = 0;
+  // omega^2 of the linear dispersion relation (c^2 + B_y^2 / rho0: the fast speed).
+  double omega2() const { return (c * c + by * by / rho0) * k * k - four_pi_g_rho0; }
 
   static JeansMode from(const Params& p) {
     const physics::Model model(p);
@@ -33,6 +37,8 @@ struct JeansMode {
     const auto lo = p.real3("mesh.xmin"), hi = p.real3("mesh.xmax");
     m.k = 2 * std::numbers::pi / (hi[0] - lo[0]);
     m.four_pi_g_rho0 = 4 * std::numbers::pi * p.real("gravity.G") * m.rho0;
+    m.bx = p.real("problem.bx");
+    m.by = p.real("problem.by");
     return m;
   }
 
@@ -73,6 +79,7 @@ class JeansWave final : public Problem {
     f.rho = mode_.rho0 * (1 + delta);
     f.v = {v, 0, 0};
     f.p = mode_.p0 + mode_.c * mode_.c * mode_.rho0 * delta;
+    f.B = {mode_.bx, mode_.by * (1 + delta), 0};
     f.s.fill(1.0);
     return f;
   }
@@ -91,6 +98,16 @@ void validate_jeans_wave(const Params& p, const mesh::Geometry& g) {
                     ", gravity.boundary = \"" + p.string("gravity.boundary") +
                     "\"): a Jeans mode is the linear wave of a periodic self-gravitating gas");
   require_periodic(p, g, "the mode's wavelength is the box length along x");
+  if ((p.real("problem.bx") != 0 || p.real("problem.by") != 0) && !p.boolean("mhd.enabled"))
+    throw Error(ErrorKind::kInput, "problem.bx = " + format_number(p.real("problem.bx")) +
+                                       ", problem.by = " + format_number(p.real("problem.by")) +
+                                       ": a magnetic field needs mhd.enabled = true");
+  if (p.real("problem.bx") != 0 && p.real("problem.by") != 0)
+    throw Error(ErrorKind::kInput,
+                "problem.bx = " + format_number(p.real("problem.bx")) +
+                    " and problem.by = " + format_number(p.real("problem.by")) +
+                    ": an oblique field couples the fast and slow modes, and the reference "
+                    "(c_s^2 + B_y^2 / rho0 in the Jeans relation) holds with one of them only");
   const JeansMode m = JeansMode::from(p);
   const std::string keys =
       "problem.rho0 = " + format_number(m.rho0) + ", problem.amplitude = " + format_number(m.amp);
@@ -124,6 +141,23 @@ std::vector<ParamSpec> jeans_params() {
        1e-6,
        "relative density amplitude A at t = 0",
        {0, 0.5, true, false},
+       0,
+       {}},
+      {"problem",
+       "bx",
+       ParamType::kReal,
+       0.0,
+       "magnetic field along k (MHD only; does not change the mode)",
+       {},
+       0,
+       {}},
+      {"problem",
+       "by",
+       ParamType::kReal,
+       0.0,
+       "magnetic field across k (MHD only; its pressure stiffens the mode: c_s^2 + B_y^2 / "
+       "rho0)",
+       {},
        0,
        {}},
   };

@@ -3,6 +3,7 @@
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/mol_solver.hpp"
+#include "tessera/gravity/fft_poisson.hpp"
 
 namespace tessera::evolve {
 
@@ -33,3 +34,13 @@ std::optional<std::pair<double, double>> device_memory() {
 }
 
 }  // namespace tessera::evolve
+
+namespace tessera::gravity {
+
+std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3>, double, bool) {
+  throw Error(ErrorKind::kInput,
+              "the Poisson solve on the GPU (cuFFT) was requested from a build without the "
+              "CUDA backend");
+}
+
+}  // namespace tessera::gravity

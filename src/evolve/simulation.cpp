@@ -157,8 +157,8 @@ Simulation::Simulation(Params params)
   hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
   if (self_gravity) {
-    gravity_ = std::make_unique<gravity::SelfGravity>(params_, model_, mesh_->geometry(),
-                                                      fields_.find(gravity::kPotentialField));
+    gravity_ = std::make_unique<gravity::SelfGravity>(
+        params_, model_, mesh_->geometry(), fields_.find(gravity::kPotentialField), on_gpu);
     gravity_kick_ = std::make_unique<GravityPass>(*gravity_, false);
     gravity_solve_kick_ = std::make_unique<GravityPass>(*gravity_, true);
     schedule_ = {gravity_kick_.get(), hydro_.get(), gravity_solve_kick_.get()};

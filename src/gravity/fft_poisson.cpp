@@ -134,10 +134,25 @@ void RealFft3d::backward() {
                          real_ + std::size_t(k) * n1 * n_[0]);
 }
 
-PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h) : fft_(n) {
+double grid_mean(const double* values, std::array<int, 3> n) {
+  const std::size_t plane = std::size_t(n[0]) * n[1];
+  std::vector<double> sums(n[2], 0.0);
+#pragma omp parallel for schedule(static)
+  for (int k = 0; k < n[2]; ++k) {
+    double s = 0;
+    for (std::size_t c = 0; c < plane; ++c) s += values[k * plane + c];
+    sums[k] = s;
+  }
+  double sum = 0;
+  for (const double s : sums) sum += s;
+  return sum / (double(plane) * n[2]);
+}
+
+std::vector<double> periodic_multipliers(std::array<int, 3> n, double h) {
+  check_shape(n);
   if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
   const int nh = n[0] / 2 + 1;
-  inv_eigen_ = std::make_unique<double[]>(fft_.modes());
+  std::vector<double> inv(std::size_t(nh) * n[1] * n[2]);
   // Eigenvalues of the 7-point Laplacian on a periodic grid: for the mode
   // exp(2 pi i k.x / n), (phi_{j+1} - 2 phi_j + phi_{j-1}) / h^2 = -(4/h^2) sin^2(pi k / n)
   // phi_j per axis. The backward transform is unnormalised: 1/cells folded in here.
@@ -145,33 +160,67 @@ PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h) : fft_(n)
     const double s = std::sin(std::numbers::pi * k / m);
     return s * s;
   };
-  const double cells = double(fft_.cells());
+  const double cells = double(n[0]) * n[1] * n[2];
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
       for (int i = 0; i < nh; ++i) {
         const double lambda = -4.0 / (h * h) * (s2(i, n[0]) + s2(j, n[1]) + s2(k, n[2]));
         const std::size_t m = (std::size_t(k) * n[1] + j) * nh + i;
-        inv_eigen_[m] = (i == 0 && j == 0 && k == 0) ? 0.0 : 1.0 / (lambda * cells);
+        inv[m] = (i == 0 && j == 0 && k == 0) ? 0.0 : 1.0 / (lambda * cells);
       }
+  return inv;
 }
+
+namespace {
+
+// The isolated Green's function's multipliers, transformed with `fft` (on the doubled grid
+// of n; its real array is overwritten).
+std::vector<double> green_multipliers(RealFft3d& fft, std::array<int, 3> n, double h) {
+  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
+  const auto& m = fft.shape();
+  // Index a along an axis is the separation a for a <= n, a - 2n beyond (so index n is the
+  // separation +-n, both |r| = n h).
+  double* g = fft.real();
+#pragma omp parallel for schedule(static)
+  for (int c = 0; c < m[2]; ++c)
+    for (int b = 0; b < m[1]; ++b)
+      for (int a = 0; a < m[0]; ++a) {
+        const int s[3] = {a <= n[0] ? a : a - m[0], b <= n[1] ? b : b - m[1],
+                          c <= n[2] ? c : c - m[2]};
+        const double r =
+            h * std::sqrt(double(s[0]) * s[0] + double(s[1]) * s[1] + double(s[2]) * s[2]);
+        // -h^3 / |r|: the potential per unit G of a cell of unit density; at r = 0 the
+        // cube's own, -C h^2.
+        g[(std::size_t(c) * m[1] + b) * m[0] + a] =
+            r > 0 ? -h * h * h / r : -kCubeSelfPotential * h * h;
+      }
+  fft.forward();
+  // G is even in every axis, so its transform is real; the backward transform's 1/cells
+  // is folded in.
+  std::vector<double> out(fft.modes());
+  const std::complex<double>* spec = fft.spectrum();
+  const double inv_cells = 1.0 / double(fft.cells());
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = spec[k].real() * inv_cells;
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> isolated_multipliers(std::array<int, 3> n, double h) {
+  check_shape(n);
+  RealFft3d fft({2 * n[0], 2 * n[1], 2 * n[2]});
+  return green_multipliers(fft, n, h);
+}
+
+PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h)
+    : fft_(n), inv_eigen_(periodic_multipliers(n, h)) {}
 
 PeriodicFftPoisson::~PeriodicFftPoisson() = default;
 
 double PeriodicFftPoisson::solve(const double* rho, double four_pi_g, double* phi) {
   const auto& n = fft_.shape();
-  const std::size_t cells = fft_.cells(), modes = fft_.modes(), plane = std::size_t(n[0]) * n[1];
-  // The mean: per z-plane in parallel, the planes added in order (the same bits for any
-  // number of threads).
-  std::vector<double> sums(n[2], 0.0);
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n[2]; ++k) {
-    double s = 0;
-    for (std::size_t c = 0; c < plane; ++c) s += rho[k * plane + c];
-    sums[k] = s;
-  }
-  double sum = 0;
-  for (const double s : sums) sum += s;
-  const double mean = sum / double(cells);
+  const std::size_t cells = fft_.cells(), modes = fft_.modes();
+  const double mean = grid_mean(rho, n);
   double* real = fft_.real();
 #pragma omp parallel for schedule(static)
   for (std::size_t c = 0; c < cells; ++c) real[c] = four_pi_g * (rho[c] - mean);
@@ -187,31 +236,7 @@ double PeriodicFftPoisson::solve(const double* rho, double four_pi_g, double* ph
 
 IsolatedFftPoisson::IsolatedFftPoisson(std::array<int, 3> n, double h)
     : n_(n), h_(h), fft_({2 * n[0], 2 * n[1], 2 * n[2]}) {
-  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
-  const auto& m = fft_.shape();
-  // The Green's function on the doubled grid: index a along an axis is the separation a
-  // for a <= n, a - 2n beyond (so index n is the separation +-n, both |r| = n h).
-  double* g = fft_.real();
-#pragma omp parallel for schedule(static)
-  for (int c = 0; c < m[2]; ++c)
-    for (int b = 0; b < m[1]; ++b)
-      for (int a = 0; a < m[0]; ++a) {
-        const int s[3] = {a <= n[0] ? a : a - m[0], b <= n[1] ? b : b - m[1],
-                          c <= n[2] ? c : c - m[2]};
-        const double r =
-            h * std::sqrt(double(s[0]) * s[0] + double(s[1]) * s[1] + double(s[2]) * s[2]);
-        // -h^3 / |r|: the potential per unit G of a cell of unit density; at r = 0 the
-        // cube's own, -C h^2.
-        g[(std::size_t(c) * m[1] + b) * m[0] + a] =
-            r > 0 ? -h * h * h / r : -kCubeSelfPotential * h * h;
-      }
-  fft_.forward();
-  // G is even in every axis, so its transform is real; the backward transform's 1/cells
-  // is folded in.
-  green_hat_ = std::make_unique<double[]>(fft_.modes());
-  const std::complex<double>* spec = fft_.spectrum();
-  const double inv_cells = 1.0 / double(fft_.cells());
-  for (std::size_t k = 0; k < fft_.modes(); ++k) green_hat_[k] = spec[k].real() * inv_cells;
+  green_hat_ = green_multipliers(fft_, n, h);
 }
 
 IsolatedFftPoisson::~IsolatedFftPoisson() = default;
@@ -244,6 +269,57 @@ void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi)
         phi[(std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
             real[(std::size_t(c) * m[1] + b) * m[0] + a];
       }
+}
+
+namespace {
+
+class FftwPeriodic final : public RootPoissonSolver {
+ public:
+  FftwPeriodic(std::array<int, 3> n, double h)
+      : n_(n), solver_(n, h), phi_(std::size_t(n[0]) * n[1] * n[2]) {}
+  double solve(const double* rho, double four_pi_g, double* out) override {
+    const double mean = solver_.solve(rho, four_pi_g, phi_.data());
+    const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
+    // The ghost layer from the periodic images.
+#pragma omp parallel for schedule(static)
+    for (int k = -1; k <= n2; ++k)
+      for (int j = -1; j <= n1; ++j)
+        for (int i = -1; i <= n0; ++i) {
+          const int a = (i + n0) % n0, b = (j + n1) % n1, c = (k + n2) % n2;
+          out[(std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
+              phi_[(std::size_t(c) * n1 + b) * n0 + a];
+        }
+    return mean;
+  }
+  const char* library() const override {
+    return "FFTW";
+  }
+
+ private:
+  std::array<int, 3> n_;
+  PeriodicFftPoisson solver_;
+  std::vector<double> phi_;
+};
+
+class FftwIsolated final : public RootPoissonSolver {
+ public:
+  FftwIsolated(std::array<int, 3> n, double h) : solver_(n, h) {}
+  double solve(const double* rho, double four_pi_g, double* out) override {
+    solver_.solve(rho, four_pi_g, out);
+    return 0;
+  }
+  const char* library() const override { return "FFTW"; }
+
+ private:
+  IsolatedFftPoisson solver_;
+};
+
+}  // namespace
+
+std::unique_ptr<RootPoissonSolver> make_fftw_poisson(std::array<int, 3> n, double h,
+                                                     bool periodic) {
+  if (periodic) return std::make_unique<FftwPeriodic>(n, h);
+  return std::make_unique<FftwIsolated>(n, h);
 }
 
 }  // namespace tessera::gravity

@@ -51,17 +51,14 @@ void check_params(const Params& p, const mesh::Geometry& g) {
 }
 
 SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mesh::Geometry& g,
-                         int phi_field)
+                         int phi_field, bool gpu)
     : model_(model),
       phi_field_(phi_field),
       n_(g.root_cells),
       h_(g.dx0),
       four_pi_g_(4 * std::numbers::pi * p.real("gravity.G")),
       periodic_(p.string("gravity.boundary") == "periodic") {
-  if (periodic_)
-    periodic_solver_ = std::make_unique<PeriodicFftPoisson>(n_, h_);
-  else
-    isolated_solver_ = std::make_unique<IsolatedFftPoisson>(n_, h_);
+  solver_ = gpu ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
   rho_.assign(std::size_t(n_[0]) * n_[1] * n_[2], 0.0);
   phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
 }
@@ -69,8 +66,9 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
 SelfGravity::~SelfGravity() = default;
 
 std::string SelfGravity::describe() const {
-  std::string s = strprintf("root-level FFT Poisson solve on %d x %d x %d cells, G = %g, ", n_[0],
-                            n_[1], n_[2], four_pi_g_ / (4 * std::numbers::pi));
+  std::string s =
+      strprintf("root-level FFT Poisson solve (%s) on %d x %d x %d cells, G = %g, ",
+                solver_->library(), n_[0], n_[1], n_[2], four_pi_g_ / (4 * std::numbers::pi));
   if (periodic_)
     return s + strprintf(
                    "periodic boundaries: the mean density %.9g is subtracted from the "
@@ -103,21 +101,7 @@ void SelfGravity::solve(mesh::Mesh& m) {
         for (int i = 0; i < kN; ++i)
           rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = u[(k * kN + j) * kN + i];
   });
-  if (periodic_) {
-    // Interior solve in place of rho_, then the ghost layer from the periodic images.
-    std::vector<double>& phi = rho_;
-    mean_ = periodic_solver_->solve(rho_.data(), four_pi_g_, phi.data());
-    const int n2 = n_[2];
-#pragma omp parallel for schedule(static)
-    for (int k = -1; k <= n2; ++k)
-      for (int j = -1; j <= n1; ++j)
-        for (int i = -1; i <= n0; ++i) {
-          const int a = (i + n0) % n0, b = (j + n1) % n1, e = (k + n2) % n2;
-          phi_[ghosted(i, j, k)] = phi[(std::size_t(e) * n1 + b) * n0 + a];
-        }
-  } else {
-    isolated_solver_->solve(rho_.data(), four_pi_g_, phi_.data());
-  }
+  mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     Real* phi = m.current(p) + std::size_t(phi_field_) * mesh::kPatchCells;
     for (int k = 0; k < kN; ++k)

@@ -1,11 +1,14 @@
 // Root-level Poisson solve cost (scripts/bench --poisson): time per solve of the periodic
-// and the isolated FFT solver (gravity/fft_poisson.hpp) on an N^3 grid, with the threads
-// OpenMP gives (OMP_NUM_THREADS), the Green's-function multiply and the copies included.
+// and the isolated FFT solver (gravity/fft_poisson.hpp) on an N^3 grid, as a run calls it
+// (rho in, phi with its ghost layer out; the Green's-function multiply included): FFTW with
+// the threads OpenMP gives (OMP_NUM_THREADS), and cuFFT when a GPU is present, both with the
+// copies between host and GPU ("cufft") and without them ("device": source fill, forward
+// transform, multiply, backward transform, ghost gather).
 //
-//   tessera_poisson_bench [N ...]      (default: 64 128 256)
+//   tessera_poisson_bench [--cpu | --gpu] [N ...]      (default: both; 64 128 256)
 //
 // Times are the median of 5 solves after one untimed solve; the setup (planning, and the
-// Green's function's transform for isolated boundaries) is reported separately.
+// Green's function's transform for isolated boundaries) is not included.
 #include <omp.h>
 
 #include <algorithm>
@@ -13,8 +16,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "tessera/evolve/executor.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 
 using namespace tessera::gravity;
@@ -25,49 +30,73 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-template <class Solve>
-double median_seconds(Solve&& solve) {
-  solve();
-  std::vector<double> t;
+struct Timing {
+  double total = 0, device = 0;  // median seconds of a solve, and of its GPU part
+};
+
+Timing time_solver(RootPoissonSolver& solver, const std::vector<double>& rho,
+                   std::vector<double>& phi) {
+  solver.solve(rho.data(), 1.0, phi.data());
+  std::vector<double> total, device;
   for (int r = 0; r < 5; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    solve();
-    t.push_back(seconds_since(t0));
+    solver.solve(rho.data(), 1.0, phi.data());
+    total.push_back(seconds_since(t0));
+    device.push_back(solver.last_device_seconds());
   }
-  std::sort(t.begin(), t.end());
-  return t[2];
+  std::sort(total.begin(), total.end());
+  std::sort(device.begin(), device.end());
+  return {total[2], device[2]};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  bool cpu = true, gpu = tessera::evolve::cuda_device_available();
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-  if (sizes.empty()) sizes = {64, 128, 256};
-  std::printf("# FFT Poisson solve on the CPU (FFTW), %d threads; ms per solve (median of 5)\n",
-              omp_get_max_threads());
-  std::printf("%6s %10s %14s %12s %14s %12s\n", "N", "cells", "periodic_ms", "setup_ms",
-              "isolated_ms", "setup_ms");
-  for (const int n : sizes) {
-    if (n < 2) {
-      std::fprintf(stderr, "grid size %d: expected at least 2\n", n);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--cpu") {
+      gpu = false;
+    } else if (a == "--gpu") {
+      cpu = false;
+    } else if (std::atoi(argv[i]) >= 2) {
+      sizes.push_back(std::atoi(argv[i]));
+    } else {
+      std::fprintf(stderr, "usage: tessera_poisson_bench [--cpu | --gpu] [N ...] (N >= 2)\n");
       return 2;
     }
+  }
+  if (!gpu && !cpu) {
+    std::fprintf(stderr, "--gpu: no CUDA device found\n");
+    return 2;
+  }
+  if (sizes.empty()) sizes = {64, 128, 256};
+  std::printf(
+      "# root-level FFT Poisson solve, ms per solve (median of 5); FFTW with %d threads%s\n",
+      omp_get_max_threads(), gpu ? "; cuFFT on the GPU" : "");
+  std::printf("%6s %-9s %12s %12s %12s\n", "N", "boundary", "fftw_ms", "cufft_ms", "device_ms");
+  for (const int n : sizes) {
     const std::size_t cells = std::size_t(n) * n * n;
-    std::vector<double> rho(cells), phi(cells), ghosted(std::size_t(n + 2) * (n + 2) * (n + 2));
+    std::vector<double> rho(cells), phi(std::size_t(n + 2) * (n + 2) * (n + 2));
     for (std::size_t c = 0; c < cells; ++c) rho[c] = 1 + 0.5 * std::sin(0.001 * double(c));
     const double h = 1.0 / n;
-    auto t0 = std::chrono::steady_clock::now();
-    PeriodicFftPoisson periodic({n, n, n}, h);
-    const double periodic_setup = seconds_since(t0);
-    const double periodic_s = median_seconds([&] { periodic.solve(rho.data(), 1.0, phi.data()); });
-    t0 = std::chrono::steady_clock::now();
-    IsolatedFftPoisson isolated({n, n, n}, h);
-    const double isolated_setup = seconds_since(t0);
-    const double isolated_s =
-        median_seconds([&] { isolated.solve(rho.data(), 1.0, ghosted.data()); });
-    std::printf("%6d %10zu %14.2f %12.2f %14.2f %12.2f\n", n, cells, 1e3 * periodic_s,
-                1e3 * periodic_setup, 1e3 * isolated_s, 1e3 * isolated_setup);
+    for (const bool periodic : {true, false}) {
+      double fftw_ms = -1;
+      Timing cu;
+      if (cpu)
+        fftw_ms = 1e3 * time_solver(*make_fftw_poisson({n, n, n}, h, periodic), rho, phi).total;
+      if (gpu) cu = time_solver(*make_cufft_poisson({n, n, n}, h, periodic), rho, phi);
+      auto col = [](double ms) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", ms);
+        return ms < 0 ? std::string("-") : std::string(buf);
+      };
+      std::printf("%6d %-9s %12s %12s %12s\n", n, periodic ? "periodic" : "isolated",
+                  col(fftw_ms).c_str(), col(gpu ? 1e3 * cu.total : -1).c_str(),
+                  col(gpu ? 1e3 * cu.device : -1).c_str());
+      std::fflush(stdout);
+    }
   }
   return 0;
 }

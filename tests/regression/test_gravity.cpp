@@ -29,7 +29,8 @@ JeansRun run_jeans(int n, std::vector<std::string> overrides = {}) {
   const auto& p = sim->params();
   const double rho0 = p.real("problem.rho0"), amp = p.real("problem.amplitude");
   const double k = 2 * std::numbers::pi, t = sim->time();
-  const double c2 = p.real("hydro.gamma") * p.real("problem.p0") / rho0;
+  const double by = p.real("problem.by");
+  const double c2 = p.real("hydro.gamma") * p.real("problem.p0") / rho0 + by * by / rho0;
   const double w2 = c2 * k * k - 4 * std::numbers::pi * p.real("gravity.G") * rho0;
   const double growth = w2 < 0 ? std::exp(std::sqrt(-w2) * t) : std::cos(std::sqrt(w2) * t);
   // Fourier coefficient of cos(kx) of the cell averages: a cell average of cos(kx) is
@@ -86,6 +87,20 @@ TEST(JeansWave, StableModeOscillatesAtTheJeansFrequency) {
   // Measured 0.99955 (a frozen mode would give 1 / -0.61, the sound wave's -0.61).
   EXPECT_NEAR(r.amplitude / r.expected, 1.0, 1e-3);
   EXPECT_LT(r.l1, 5e-4);  // measured 2.85e-4
+}
+
+TEST(JeansWave, MagneticPressureAcrossTheModeSlowsItsGrowth) {
+  // GLM-MHD (HLLD) with B_y = 1 across k: c_s^2 + B_y^2 / rho0 = 2,
+  // Gamma = sqrt(16 pi^2 - 8 pi^2) = 2 sqrt(2) pi instead of 2 sqrt(3) pi; run to 100-fold
+  // growth.
+  const double gamma = 2 * std::sqrt(2.0) * std::numbers::pi;
+  const JeansRun r = run_jeans(64, {"mhd.enabled=true", "problem.by=1",
+                                    "run.t_end=" + std::to_string(std::log(100.0) / gamma)});
+  const double measured = std::log(r.amplitude / r.expected) / r.time + gamma;
+  std::printf("MHD Jeans growth at 64 cells: growth rate %.6f vs %.6f (%.3f%%), L1 %.3e\n",
+              measured, gamma, 100 * (measured / gamma - 1), r.l1);
+  EXPECT_NEAR(measured / gamma, 1.0, 0.002);
+  EXPECT_LT(r.l1, 5e-3);  // measured 3.50e-3 (growth rate -0.115%)
 }
 
 // Relative L1 error of the initial potential of uniform_sphere (n^3 root cells) against

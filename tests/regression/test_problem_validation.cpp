@@ -333,6 +333,9 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
                   {"[problem] jeans_wave", "gravity.enabled = false"});
   expect_rejected("check " + kJeans + " gravity.boundary=isolated",
                   {"gravity.boundary = \"isolated\""});
+  expect_rejected("check " + kJeans + " problem.by=1", {"problem.by = 1", "mhd.enabled = true"});
+  expect_rejected("check " + kJeans + " mhd.enabled=true problem.bx=1 problem.by=1",
+                  {"problem.bx = 1", "oblique"});
   // A sphere that does not fit, or no denser than its background.
   expect_rejected("check " + kSphere + " problem.radius=0.6",
                   {"problem.radius = 0.6", "does not fit"});

@@ -30,6 +30,7 @@
 #include <array>
 #include <complex>
 #include <memory>
+#include <vector>
 
 namespace tessera::gravity {
 
@@ -64,6 +65,18 @@ class RealFft3d {
   std::unique_ptr<Plans> plans_;
 };
 
+// The mean of a grid [n2][n1][n0]: the planes summed in parallel, then added in order (the
+// same bits for any thread count).
+double grid_mean(const double* values, std::array<int, 3> n);
+
+// What multiplies each mode of the real-to-complex spectrum (layout of RealFft3d, the
+// backward transform's 1/cells folded in). Periodic: 1 / (eigenvalue of the 7-point
+// Laplacian), 0 for the mean. Isolated: the transform of the free-space Green's function
+// per unit G and unit density, -h^3 / |r| (the cube's -C h^2 at r = 0), on the doubled grid
+// 2n[0] x 2n[1] x 2n[2] (real, since it is even).
+std::vector<double> periodic_multipliers(std::array<int, 3> n, double h);
+std::vector<double> isolated_multipliers(std::array<int, 3> n, double h);
+
 class PeriodicFftPoisson {
  public:
   // A grid of n[0] x n[1] x n[2] cubic cells of width h.
@@ -80,7 +93,7 @@ class PeriodicFftPoisson {
 
  private:
   RealFft3d fft_;
-  std::unique_ptr<double[]> inv_eigen_;  // 1 / (eigenvalue * cells) per mode (0 for k = 0)
+  std::vector<double> inv_eigen_;  // periodic_multipliers
 };
 
 class IsolatedFftPoisson {
@@ -104,8 +117,29 @@ class IsolatedFftPoisson {
  private:
   std::array<int, 3> n_;
   double h_;
-  RealFft3d fft_;                        // on the doubled grid
-  std::unique_ptr<double[]> green_hat_;  // transform of -h^3 / |r| / cells (real: G is even)
+  RealFft3d fft_;                  // on the doubled grid
+  std::vector<double> green_hat_;  // isolated_multipliers
 };
+
+// The root-level solve as a run uses it: phi with one ghost layer, [n2 + 2][n1 + 2][n0 + 2]
+// (periodic images, or the free-space potential outside the domain), from rho [n2][n1][n0].
+class RootPoissonSolver {
+ public:
+  virtual ~RootPoissonSolver() = default;
+  // Returns the mean density subtracted (periodic; 0 for isolated boundaries).
+  virtual double solve(const double* rho, double four_pi_g, double* phi_ghosted) = 0;
+  // "FFTW" or "cuFFT".
+  virtual const char* library() const = 0;
+  // The GPU's time of the last solve without the copies between host and GPU, in seconds
+  // (the benchmark's "device" column); 0 on the CPU.
+  virtual double last_device_seconds() const { return 0; }
+};
+
+// FFTW on the CPU (the solvers above).
+std::unique_ptr<RootPoissonSolver> make_fftw_poisson(std::array<int, 3> n, double h, bool periodic);
+// cuFFT on the current GPU (real-to-complex, double precision), with the same multipliers;
+// throws Error(kInput) in a build without the CUDA backend.
+std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3> n, double h,
+                                                      bool periodic);
 
 }  // namespace tessera::gravity

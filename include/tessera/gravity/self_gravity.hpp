@@ -18,8 +18,7 @@
 
 namespace tessera::gravity {
 
-class PeriodicFftPoisson;
-class IsolatedFftPoisson;
+class RootPoissonSolver;
 
 // The name of the potential's field (mesh::FieldRegistry) and plot-file variable.
 inline constexpr const char* kPotentialField = "phi";
@@ -39,9 +38,10 @@ void check_params(const Params& params, const mesh::Geometry& geometry);
 class SelfGravity {
  public:
   // For a run whose parameters passed check_params with gravity.enabled; `phi_field` is the
-  // potential's index in the mesh's registry.
+  // potential's index in the mesh's registry; `gpu`: solve with cuFFT on the current GPU
+  // (runs on the CUDA backend), else with FFTW.
   SelfGravity(const Params& params, const physics::Model& model, const mesh::Geometry& geometry,
-              int phi_field);
+              int phi_field, bool gpu);
   ~SelfGravity();
   SelfGravity(const SelfGravity&) = delete;
   SelfGravity& operator=(const SelfGravity&) = delete;
@@ -79,8 +79,7 @@ class SelfGravity {
   bool periodic_;
   double mean_ = 0;
   int solves_ = 0;
-  std::unique_ptr<PeriodicFftPoisson> periodic_solver_;
-  std::unique_ptr<IsolatedFftPoisson> isolated_solver_;
+  std::unique_ptr<RootPoissonSolver> solver_;
   std::vector<double> rho_;  // root density, [n2][n1][n0]
   std::vector<double> phi_;  // root potential with one ghost layer, [n2+2][n1+2][n0+2]
 };
