@@ -255,6 +255,9 @@ void Simulation::initialize() {
   for (int level = mesh_->num_levels() - 1; level >= 1; --level) restrict_level(*mesh_, level);
   adopt_mesh(std::move(mesh_));
   solve_gravity();
+  // The first step's time step respects the gravity speed too (later steps get it from
+  // the kicks; a restart from its checkpoint).
+  if (gravity_) speeds_[0] = std::max(speeds_[0], gravity_->acceleration_speed());
   initialized_ = true;
 }
 

@@ -138,6 +138,12 @@ std::optional<double> Simulation::density_l1_error() const {
   return err / volume;
 }
 
+std::optional<double> Simulation::potential_energy() const {
+  if (!gravity_) return std::nullopt;
+  sync_host();
+  return gravity_->potential_energy(*mesh_);
+}
+
 io::ToPrimitive Simulation::to_primitive() const {
   // The model's primitives in pool order: rho, v1, v2, v3, p (adiabatic gas, the floors
   // applied), then each passive scalar's concentration.

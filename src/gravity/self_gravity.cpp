@@ -1,6 +1,7 @@
 #include "tessera/gravity/self_gravity.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numbers>
 
 #include "kernels/gravity.hpp"
@@ -135,10 +136,34 @@ double SelfGravity::kick(mesh::Mesh& m, double dt) const {
             kernels::gravity_acceleration(lo, hi, inv_2h, acc);
             Real* cell = u + (k * kN + j) * kN + i;
             kernels::gravity_kick(cell, mesh::kPatchCells, acc, Real(dt), energy);
-            speed = std::max(speed, model_.max_signal_speed(cell, mesh::kPatchCells));
+            // The time step's speed: the gas's signal speed, or sqrt(h |g|), whichever is
+            // larger, so that dt <= cfl sqrt(h / |g|) too (a particle starting at rest falls
+            // at most cfl^2 h / 2 in a step).
+            const double g2 =
+                double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+            speed = std::max({speed, model_.max_signal_speed(cell, mesh::kPatchCells),
+                              std::sqrt(h_ * std::sqrt(g2))});
           }
     }
   return speed;
+}
+
+double SelfGravity::acceleration_speed() const {
+  const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
+  const double inv_2h = 0.5 / h_;
+  double g2 = 0;
+#pragma omp parallel for schedule(static) reduction(max : g2)
+  for (int k = 0; k < n2; ++k)
+    for (int j = 0; j < n1; ++j)
+      for (int i = 0; i < n0; ++i) {
+        double s = 0;
+        const double d[3] = {phi_[ghosted(i - 1, j, k)] - phi_[ghosted(i + 1, j, k)],
+                             phi_[ghosted(i, j - 1, k)] - phi_[ghosted(i, j + 1, k)],
+                             phi_[ghosted(i, j, k - 1)] - phi_[ghosted(i, j, k + 1)]};
+        for (const double x : d) s += x * inv_2h * x * inv_2h;
+        g2 = std::max(g2, s);
+      }
+  return std::sqrt(h_ * std::sqrt(g2));
 }
 
 double SelfGravity::potential_energy(const mesh::Mesh& m) const {

@@ -82,6 +82,21 @@ echo "$out" | awk 'NR == 2 && $1 == 0 && $4 < 1e-20 && $5 == "10.0000" { first =
   END { exit !(first > 0 && rows == 3 && last < first) }' ||
   fail "plot_turbulence.py: unexpected table '$out'"
 
+# Self-gravity: the uniform sphere's potential against its analytic profile, and the
+# energy curves of a short collapse.
+"$tessera" run "$src/problems/uniform_sphere/uniform_sphere.toml" mesh.nx=[32,32,32] \
+  run.max_steps=1 output.dir="$work/sphere" >/dev/null 2>&1 || fail "uniform_sphere run exited $?"
+"$tessera" run "$src/problems/evrard_collapse/evrard_collapse.toml" mesh.nx=[16,16,16] \
+  run.t_end=0.3 output.enabled=false output.dir="$work/evrard" run.log_interval=1 \
+  >"$work/evrard.log" 2>&1 || fail "evrard_collapse run exited $?"
+sphere=$(ls "$work"/sphere/uniform_sphere.00000.athdf)
+$py "$src/scripts/plot_gravity.py" sphere "$sphere" --out "$work/sphere.png" >/dev/null ||
+  fail "plot_gravity.py sphere exited $?"
+png_ok "$work/sphere.png" || fail "plot_gravity.py sphere wrote no PNG"
+$py "$src/scripts/plot_gravity.py" energy "$work/evrard.log" --e0 -0.6166666666666667 \
+  --w0 -0.6666666666666666 --out "$work/energy.png" >/dev/null || fail "plot_gravity.py energy exited $?"
+png_ok "$work/energy.png" || fail "plot_gravity.py energy wrote no PNG"
+
 # --- Errors. expect CODE NAME PHRASE... -- COMMAND...: COMMAND exits CODE, its stderr has a
 # line starting "<script>: error: " and every PHRASE, and no Python traceback.
 expect() {
@@ -126,6 +141,15 @@ PY
 # A file whose read fails with an I/O error, where the system has one (/proc/self/mem: EIO).
 io_error=""
 $py -c 'open("/proc/self/mem", "rb").read(1)' 2>/dev/null || io_error=/proc/self/mem
+
+expect 2 "plot_gravity.py: log without gravity" "fewer than two 'gravity:' lines" -- \
+  "$py" "$src/scripts/plot_gravity.py" energy "$work/sedov.log" --out "$err/out.png"
+expect 2 "plot_gravity.py: missing log" "expected the log of a run" -- \
+  "$py" "$src/scripts/plot_gravity.py" energy "$err/none.log" --out "$err/out.png"
+expect 2 "plot_gravity.py: plot file without phi" "no potential (phi)" -- \
+  "$py" "$src/scripts/plot_gravity.py" sphere "$sod" --out "$err/out.png"
+expect 2 "plot_gravity.py: not HDF5" "expected a plot file" -- \
+  "$py" "$src/scripts/plot_gravity.py" sphere "$err/text.athdf" --out "$err/out.png"
 
 for script in plot_slice plot_profile; do
   run=("$py" "$src/scripts/$script.py")

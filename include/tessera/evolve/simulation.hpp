@@ -117,6 +117,9 @@ class Simulation {
   std::vector<double> conserved_totals() const;
   // L1 norm (volume average) of density minus the problem's analytic solution.
   std::optional<double> density_l1_error() const;
+  // Self-gravity: the potential energy (1/2) int rho phi dV of the current state (the log's
+  // "gravity:" line); nullopt without gravity.
+  std::optional<double> potential_energy() const;
 
  private:
   double root_dt() const;

@@ -54,8 +54,12 @@ class SelfGravity {
   // images, or the free-space potential outside the domain), for the kicks.
   void solve(mesh::Mesh& mesh);
   // A kick of length dt with the acceleration of the last solve on the root level's
-  // current state (kernels::gravity_kick); returns the largest signal speed after it.
+  // current state (kernels::gravity_kick); returns the largest speed the time step must
+  // respect after it: the gas's signal speed, or sqrt(h |g|) (dt <= cfl sqrt(h / |g|)).
   double kick(mesh::Mesh& mesh, double dt) const;
+  // The largest sqrt(h |g|) of the last solve (the time step's gravity speed, as kick()
+  // reports it), for the first step's time step.
+  double acceleration_speed() const;
   // (1/2) sum rho phi dV over the root level: the gravitational potential energy of the
   // last solve (with the periodic solve, of the density less its mean).
   double potential_energy(const mesh::Mesh& mesh) const;

@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Figures of self-gravitating runs, saved as PNGs.
+
+Usage:
+  plot_gravity.py energy LOG [LOG ...] --out FILE.png [--e0 E0 --w0 W0]
+  plot_gravity.py sphere PLOTFILE --out FILE.png
+
+energy: the "gravity:" lines of `tessera run` logs (potential energy W and total energy
+E + W, every run.log_interval steps): W, the gas energy E (thermal + kinetic [+ magnetic])
+and the change of the total, per log (one line style each, labelled by the log's root
+grid). With --e0/--w0 the change is (E + W - E0) / |W0| (the Evrard collapse:
+E0 = 0.05 - 2/3, W0 = -2/3); otherwise relative to the first line.
+
+sphere: the potential phi of a uniform_sphere plot file against radius, with the
+analytic -2 pi G rho (R^2 - r^2/3) inside and -G M / r outside (G, R, density and
+background read from the file's parameters).
+
+Exit codes: 0 done; 2 bad input (bad options, a missing file, no "gravity:" lines, a plot
+file without phi); 3 a file that cannot be read or written.
+"""
+
+import argparse
+import re
+import sys
+
+import numpy as np
+
+LINE = re.compile(r"gravity: step (\d+) t (\S+) potential energy (\S+) total energy (\S+)")
+GRID = re.compile(r"^\s*nx = \[(\d+), (\d+), (\d+)\]", re.M)
+
+
+def fail(code, message):
+    print(f"plot_gravity.py: error: {message}", file=sys.stderr)
+    sys.exit(code)
+
+
+def read_log(path):
+    try:
+        text = open(path, encoding="utf-8", errors="replace").read()
+    except (FileNotFoundError, IsADirectoryError) as e:
+        fail(2, f"{path}: {e.strerror} (expected the log of a run)")
+    except OSError as e:
+        fail(3, f"{path}: {e.strerror}")
+    rows = [tuple(float(x) for x in m.groups()[1:]) for m in LINE.finditer(text)]
+    if len(rows) < 2:
+        fail(2, f"{path}: fewer than two 'gravity:' lines (is it the log of a run with "
+                "gravity.enabled = true?)")
+    grid = GRID.search(text)
+    label = f"{grid.group(1)}^3" if grid else path
+    return label, np.array(rows)
+
+
+def energy(args, plt):
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    for path in args.logs:
+        label, r = read_log(path)
+        t, w, total = r[:, 0], r[:, 1], r[:, 2]
+        line = ax[0].plot(t, w, label=f"W, {label}")[0]
+        ax[0].plot(t, total - w, "--", color=line.get_color(), label=f"E gas, {label}")
+        if args.e0 is not None and args.w0 is not None:
+            change = (total - args.e0) / abs(args.w0)
+        else:
+            change = (total - total[0]) / abs(w[0])
+        ax[1].plot(t, change, color=line.get_color(), label=label)
+    ax[0].set_xlabel("t")
+    ax[0].set_ylabel("energy")
+    ax[0].legend(fontsize=8)
+    ax[1].set_xlabel("t")
+    ax[1].set_ylabel("(E + W - E0) / |W0|")
+    ax[1].axhline(0, color="k", lw=0.5)
+    ax[1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def sphere(args, plt):
+    import h5py
+
+    try:
+        f = h5py.File(args.plotfile, "r")
+    except OSError as e:
+        fail(2, f"{args.plotfile}: cannot open as HDF5 ({e}); expected a plot file")
+    if "VariableNames" not in f.attrs:
+        fail(2, f"{args.plotfile}: not a Tessera plot file (no VariableNames)")
+    names = [n.decode() for n in f.attrs["VariableNames"]]
+    if "phi" not in names or "grav" not in f:
+        fail(2, f"{args.plotfile}: no potential (phi) in this plot file")
+    params = f.attrs["Parameters"] if "Parameters" in f.attrs else b""
+    params = params.decode() if isinstance(params, bytes) else str(params)
+
+    def param(section, key, default):
+        block = re.search(r"\[" + section + r"\](.*?)(\n\[|\Z)", params, re.S)
+        m = re.search(r"^\s*" + key + r" = (\S+)", block.group(1), re.M) if block else None
+        return float(m.group(1)) if m else default
+
+    G = param("gravity", "G", 1.0)
+    R = param("problem", "radius", 0.25)
+    rho = param("problem", "density", 1.0) - param("problem", "background", 0.0)
+    phi = f["grav"][0]
+    x, y, z = f["x1v"][:], f["x2v"][:], f["x3v"][:]
+    # The sphere is centred in the domain.
+    c = [0.5 * (f[a][:].min() + f[a][:].max()) for a in ("x1f", "x2f", "x3f")]
+    r = np.sqrt(
+        (x[:, None, None, :] - c[0]) ** 2
+        + (y[:, None, :, None] - c[1]) ** 2
+        + (z[:, :, None, None] - c[2]) ** 2
+    ).ravel()
+    phi = phi.ravel()
+    M = 4 / 3 * np.pi * R**3 * rho
+    rr = np.linspace(1e-3, r.max(), 400)
+    exact = np.where(rr < R, -2 * np.pi * G * rho * (R**2 - rr**2 / 3), -G * M / rr)
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    ax.plot(r, phi, ".", ms=1, alpha=0.3, label="Tessera (cells)")
+    ax.plot(rr, exact, "k-", lw=1, label="analytic")
+    ax.axvline(R, color="gray", lw=0.5)
+    ax.set_xlabel("r")
+    ax.set_ylabel("phi")
+    ax.legend()
+    fig.tight_layout()
+    return fig
+
+
+def main():
+    p = argparse.ArgumentParser(description="Figures of self-gravitating runs.")
+    sub = p.add_subparsers(dest="what", required=True)
+    e = sub.add_parser("energy")
+    e.add_argument("logs", nargs="+")
+    e.add_argument("--out", required=True)
+    e.add_argument("--e0", type=float)
+    e.add_argument("--w0", type=float)
+    s = sub.add_parser("sphere")
+    s.add_argument("plotfile")
+    s.add_argument("--out", required=True)
+    args = p.parse_args()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = energy(args, plt) if args.what == "energy" else sphere(args, plt)
+    try:
+        fig.savefig(args.out, dpi=110)
+    except OSError as err:
+        fail(3, f"{args.out}: {err.strerror}")
+    print(args.out)
+
+
+if __name__ == "__main__":
+    main()
