@@ -114,7 +114,7 @@ void SelfGravity::solve(mesh::Mesh& m) {
 }
 
 double SelfGravity::kick(mesh::Mesh& m, double dt) const {
-  const Real inv_2h = Real(0.5 / h_);
+  const double inv_2h = 0.5 / h_;
   const bool energy = model_.has_energy();
   const auto& groups = m.groups(0);
   double speed = 0;
@@ -128,10 +128,10 @@ double SelfGravity::kick(mesh::Mesh& m, double dt) const {
         for (int j = 0; j < kN; ++j)
           for (int i = 0; i < kN; ++i) {
             const int I = c[0] + i, J = c[1] + j, K = c[2] + k;
-            const Real lo[3] = {Real(phi_[ghosted(I - 1, J, K)]), Real(phi_[ghosted(I, J - 1, K)]),
-                                Real(phi_[ghosted(I, J, K - 1)])};
-            const Real hi[3] = {Real(phi_[ghosted(I + 1, J, K)]), Real(phi_[ghosted(I, J + 1, K)]),
-                                Real(phi_[ghosted(I, J, K + 1)])};
+            const double lo[3] = {phi_[ghosted(I - 1, J, K)], phi_[ghosted(I, J - 1, K)],
+                                  phi_[ghosted(I, J, K - 1)]};
+            const double hi[3] = {phi_[ghosted(I + 1, J, K)], phi_[ghosted(I, J + 1, K)],
+                                  phi_[ghosted(I, J, K + 1)]};
             Real acc[3];
             kernels::gravity_acceleration(lo, hi, inv_2h, acc);
             Real* cell = u + (k * kN + j) * kN + i;
