@@ -24,10 +24,14 @@
 namespace tessera::kernels {
 
 // Central-difference acceleration g = -grad phi at a cell (second order): phi_m[d] and
-// phi_p[d] are the potentials of the neighbours below and above along axis d.
-TESSERA_HD inline void gravity_acceleration(const Real phi_m[3], const Real phi_p[3], Real inv_2h,
+// phi_p[d] are the potentials of the neighbours below and above along axis d. The
+// difference is taken in the potential's own precision (T: double for the root solve's
+// potential) and only then rounded to Real: in single precision, phi's differences
+// across two cells can be far below the round-off of phi itself.
+template <class T>
+TESSERA_HD inline void gravity_acceleration(const T phi_m[3], const T phi_p[3], T inv_2h,
                                             Real g[3]) {
-  for (int d = 0; d < 3; ++d) g[d] = (phi_m[d] - phi_p[d]) * inv_2h;
+  for (int d = 0; d < 3; ++d) g[d] = Real((phi_m[d] - phi_p[d]) * inv_2h);
 }
 
 // One kick of length dt on the conserved state u[v * stride] (density 0, momentum 1..3,

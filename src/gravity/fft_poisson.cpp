@@ -235,7 +235,7 @@ double PeriodicFftPoisson::solve(const double* rho, double four_pi_g, double* ph
 }
 
 IsolatedFftPoisson::IsolatedFftPoisson(std::array<int, 3> n, double h)
-    : n_(n), h_(h), fft_({2 * n[0], 2 * n[1], 2 * n[2]}) {
+    : n_(n), fft_({2 * n[0], 2 * n[1], 2 * n[2]}) {
   green_hat_ = green_multipliers(fft_, n, h);
 }
 

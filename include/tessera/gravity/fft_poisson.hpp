@@ -116,7 +116,6 @@ class IsolatedFftPoisson {
 
  private:
   std::array<int, 3> n_;
-  double h_;
   RealFft3d fft_;                  // on the doubled grid
   std::vector<double> green_hat_;  // isolated_multipliers
 };
