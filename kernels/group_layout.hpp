@@ -56,6 +56,9 @@ struct GroupResult {
   Real max_speed;  // max over cells and directions of |v_d| + c_s (for the CFL step)
   int floored;     // cells whose density or pressure was raised to the floor
   int bad_cell;    // first cell (z*256 + y*16 + x of the interior) left unphysical, or -1
+  // Iterative solvers (SOR): iterations taken, and 1 when they ran out before converging.
+  int iterations;
+  int unconverged;
 };
 
 }  // namespace tessera::kernels

@@ -31,7 +31,7 @@ struct CpuGroupLoop {
   // The first unphysical cell is the lowest index, as the device reduction finds it.
   template <class Op>
   [[gnu::flatten]] void interior(const Op& op, GroupResult* result) const {
-    GroupResult res{0, 0, -1};
+    GroupResult res{0, 0, -1, 0, 0};
     for (int k = 0; k < kGroupSize; ++k)
       for (int j = 0; j < kGroupSize; ++j)
         for (int i = 0; i < kGroupSize; ++i) {

@@ -66,7 +66,7 @@ __device__ inline void atomic_max_nonneg(Real* address, Real value) {
 
 __global__ void init_results_kernel(GroupResult* results, int count) {
   const int g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g < count) results[g] = {Real(0), 0, INT_MAX};
+  if (g < count) results[g] = {Real(0), 0, INT_MAX, 0, 0};
 }
 
 // One thread per interior cell; the group's results by atomics (bad_cell: the lowest

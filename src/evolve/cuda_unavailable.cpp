@@ -4,6 +4,7 @@
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/mol_solver.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
+#include "tessera/gravity/sor_solver.hpp"
 
 namespace tessera::evolve {
 
@@ -41,6 +42,10 @@ std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3>, double
   throw Error(ErrorKind::kInput,
               "the Poisson solve on the GPU (cuFFT) was requested from a build without the "
               "CUDA backend");
+}
+
+void SorSolver::solve_device(const evolve::DeviceBatch&, void*) const {
+  throw Error(ErrorKind::kInternal, "a device SOR solve was requested from a build without CUDA");
 }
 
 }  // namespace tessera::gravity

@@ -55,6 +55,11 @@ Pipeline::Pipeline(Executor& executor, int groups_per_batch, const GroupSolver& 
   for (auto& s : staging_) s = executor_.allocate(batch_, solver);
 }
 
+bool GroupPass::prepare(const LevelStep& s, int first_patch, int ghost, Real* box) {
+  return prepare_group(s.mesh, s.mesh.current_slot(s.level), first_patch, ghost, box,
+                       s.coarse_weight, inputs());
+}
+
 PassStats GroupPass::run(const LevelStep& step) {
   if (!pipeline_)
     throw Error(ErrorKind::kInternal, "pass '" + name() + "' has no pipeline to run through");
@@ -91,7 +96,10 @@ void Pipeline::close_batch(const LevelStep& s, GroupPass& pass, const GroupSolve
                         st.out + g * st.out_reals, s.step, solver, st.shape.in_vars);
     stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
     stats.floored += r.floored;
+    stats.iterations += r.iterations;
+    stats.unconverged += r.unconverged;
   }
+  stats.groups += count;
 }
 
 namespace {
@@ -110,9 +118,9 @@ void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
         solver.shape().ghost, solver.shape().in_vars, solver.shape().out_vars,
         solver.shape().flux_vars, shape.ghost, shape.in_vars, shape.out_vars, shape.flux_vars));
   const FieldRange in = pass.inputs(), out = pass.outputs();
-  if (in.count < 1 || out.count < 1 || in.count != shape.in_vars || out.count != shape.out_vars ||
-      in.first < 0 || out.first < 0 || in.first + in.count > m.nvar() ||
-      out.first + out.count > m.nvar())
+  if (in.count < 1 || out.count < 1 || pass.input_count() != shape.in_vars ||
+      out.count != shape.out_vars || in.first < 0 || out.first < 0 ||
+      in.first + in.count > m.nvar() || out.first + out.count > m.nvar())
     fail("its input or output fields do not match its solver or the mesh's fields");
   const auto& fields = m.fields();
   for (int f = out.first; f < out.first + out.count; ++f)
@@ -145,6 +153,19 @@ void copy_fields(mesh::Mesh& m, int level, int from, int to, Select select) {
   }
 }
 
+// Exchanges the fields `range` between the two slots of every patch of the level.
+void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
+  const auto& groups = m.groups(level);
+  const std::size_t first = std::size_t(range.first) * mesh::kPatchCells;
+  const std::size_t count = std::size_t(range.count) * mesh::kPatchCells;
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      Real* a = m.data(0, groups[g] + c) + first;
+      std::swap_ranges(a, a + count, m.data(1, groups[g] + c) + first);
+    }
+}
+
 }  // namespace
 
 PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
@@ -152,10 +173,8 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   if (s.resident) return run_resident(s, pass, solver);
-  const FieldRange in = pass.inputs();
   const auto& groups = m.groups(s.level);
   const int total = static_cast<int>(groups.size());
-  const int read = m.current_slot(s.level);
   const int batches = (total + batch_ - 1) / batch_;
   PassStats stats;
   auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
@@ -184,8 +203,8 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
             for (int g = 0; g < count; ++g)
               errors.run(g, [&] {
                 const auto t0 = Timers::Clock::now();
-                const bool coarse_fine = prepare_group(m, read, groups[first + g], shape_.ghost,
-                                                       box.data(), s.coarse_weight, in);
+                const bool coarse_fine =
+                    pass.prepare(s, groups[first + g], shape_.ghost, box.data());
                 stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
                 const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
                 if (coarse_fine)
@@ -228,7 +247,9 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const FieldRange out = pass.outputs();
   const auto& fields = m.fields();
   const int cur = m.current_slot(s.level), next = m.next_slot(s.level);
-  if (fields[out.first].time_levels == 2) {
+  if (fields[out.first].time_levels == 2 && pass.exchanges_outputs()) {
+    exchange_fields(m, s.level, out);
+  } else if (fields[out.first].time_levels == 2) {
     copy_fields(m, s.level, cur, next,
                 [&](int f) { return !out.contains(f) && fields[f].time_levels == 2; });
     m.swap_slots(s.level);
@@ -242,6 +263,11 @@ PassStats Pipeline::run_resident(const LevelStep& s, GroupPass& pass, const Grou
   mesh::Mesh& m = s.mesh;
   DeviceMesh& dm = *s.resident;
   const FieldRange in = pass.inputs(), out = pass.outputs();
+  if (pass.input_count() != in.count || pass.exchanges_outputs())
+    throw Error(ErrorKind::kInternal,
+                strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
+                          "device-resident levels do not support",
+                          pass.name().c_str()));
   if (dm.tables().level != s.level || m.num_levels() != 1 ||
       dm.tables().groups() != static_cast<int>(m.groups(s.level).size()))
     throw Error(ErrorKind::kInternal,

@@ -159,8 +159,14 @@ Simulation::Simulation(Params params)
   if (self_gravity) {
     gravity_ = std::make_unique<gravity::SelfGravity>(
         params_, model_, mesh_->geometry(), fields_.find(gravity::kPotentialField), on_gpu);
-    gravity_kick_ = std::make_unique<GravityPass>(*gravity_, false);
-    gravity_solve_kick_ = std::make_unique<GravityPass>(*gravity_, true);
+    if (params_.integer("amr.max_level") > 0) {
+      poisson_ = std::make_unique<PoissonPass>(*gravity_);
+      poisson_pipeline_ = std::make_unique<Pipeline>(*executor_, batch, poisson_->sor());
+      poisson_->set_pipeline(poisson_pipeline_.get());
+    }
+    gravity_kick_ = std::make_unique<GravityPass>(*gravity_, false, poisson_.get(), &sor_stats_);
+    gravity_solve_kick_ =
+        std::make_unique<GravityPass>(*gravity_, true, poisson_.get(), &sor_stats_);
     schedule_ = {gravity_kick_.get(), hydro_.get(), gravity_solve_kick_.get()};
   }
   refinement_ = RefinementParams::from_params(params_);
@@ -254,10 +260,13 @@ void Simulation::initialize() {
   }
   for (int level = mesh_->num_levels() - 1; level >= 1; --level) restrict_level(*mesh_, level);
   adopt_mesh(std::move(mesh_));
-  solve_gravity();
+  solve_gravity(true);
+  log_gravity_setup();
   // The first step's time step respects the gravity speed too (later steps get it from
   // the kicks; a restart from its checkpoint).
-  if (gravity_) speeds_[0] = std::max(speeds_[0], gravity_->acceleration_speed());
+  if (gravity_)
+    for (int level = 0; level < mesh_->num_levels(); ++level)
+      speeds_[level] = std::max(speeds_[level], gravity_->acceleration_speed(*mesh_, level));
   initialized_ = true;
 }
 
@@ -341,10 +350,12 @@ double Simulation::root_dt() const {
 // One step of `level`: its passes in order (schedule_), then two half steps (or one
 // shared step) of the finer level, whose fluxes then correct this level's and whose
 // average replaces the covered cells.
-void Simulation::advance(int level, double dt, double coarse_weight) {
+void Simulation::advance(int level, double dt, double coarse_weight, double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
-  const LevelStep step{*mesh_,    level,      dt,      coarse_weight,
-                       step_ + 1, registers_, timers_, resident_mode_ ? resident_.get() : nullptr};
+  const LevelStep step{
+      *mesh_,           level,      dt,      coarse_weight,
+      step_ + 1,        registers_, timers_, resident_mode_ ? resident_.get() : nullptr,
+      coarse_weight_end};
   double speed = 0;
   for (Pass* pass : schedule_) {
     const PassStats s = pass->run(step);
@@ -356,17 +367,34 @@ void Simulation::advance(int level, double dt, double coarse_weight) {
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
   if (level + 1 >= mesh_->num_levels()) return;
   const int substeps = subcycle_ ? 2 : 1;
-  for (int s = 0; s < substeps; ++s) advance(level + 1, dt / substeps, double(s) / substeps);
+  for (int s = 0; s < substeps; ++s)
+    advance(level + 1, dt / substeps, double(s) / substeps, double(s + 1) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
   restrict_level(*mesh_, level + 1);
   registers_.reflux(*mesh_, level);
 }
 
-void Simulation::solve_gravity() {
+void Simulation::solve_gravity(bool refined) {
   if (!gravity_) return;
   ScopedTimer t(timers_, Stage::kGravity);
   gravity_->solve(*mesh_);
+  if (refined)
+    for (int level = 1; level < mesh_->num_levels(); ++level)
+      gravity_solve_kick_->solve_refined(
+          {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0});
+}
+
+void Simulation::log_gravity_setup() const {
+  if (!gravity_) return;
   log_line("gravity: %s", gravity_->describe().c_str());
+  if (poisson_) {
+    const auto& p = gravity_->sor_params();
+    log_line(
+        "gravity: refined levels: red-black SOR per patch group (omega %.3f, tolerance %.1e of "
+        "the source, at most %d iterations), ghost layer interpolated from the coarser level "
+        "in space (unlimited linear) and time",
+        double(p.omega), double(p.tolerance), p.max_iterations);
+  }
 }
 
 std::string Simulation::machine_summary(const RunSummary& run) const {
@@ -388,6 +416,13 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
       "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld",
       ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
       regrid_stats_.families_added, regrid_stats_.families_removed);
+  if (poisson_)
+    out += strprintf(
+        " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
+        "sor_seconds=%.3f sor_kernel=%.3f",
+        sor_stats_.solves, sor_stats_.groups, sor_stats_.iterations, sor_stats_.unconverged,
+        sor_stats_.seconds,
+        sor_stats_.timers.seconds(Stage::kSolve) + sor_stats_.timers.seconds(Stage::kIdle));
   return out;
 }
 
@@ -527,10 +562,24 @@ RunSummary Simulation::run(const RunControl& control) {
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
       const long long f0 = floored_;
-      advance(0, dt, 1.0);
+      advance(0, dt, 1.0, 1.0);
       time_ = hits_target ? target : time_ + dt;
       ++step_;
-      if (refinement_.max_level > 0 && step_ % regrid_every == 0) regrid();
+      const bool regridded = refinement_.max_level > 0 && step_ % regrid_every == 0 && regrid();
+      if (gravity_ && mesh_->num_levels() > 1) {
+        // Refluxing and restriction changed the coarse levels' density after their solves:
+        // the root potential is solved again (a restart solves the same), and after a regrid
+        // every refined level's, for the new patches (their prolonged potential is a guess).
+        solve_gravity(regridded);
+        if (sor_stats_.unconverged > sor_unconverged_logged_) {
+          log_line(
+              "warning: step %ld: %lld patch-group SOR solves stopped at "
+              "gravity.sor_max_iterations = %lld before reaching gravity.sor_tolerance",
+              step_, sor_stats_.unconverged - sor_unconverged_logged_,
+              static_cast<long long>(params_.integer("gravity.sor_max_iterations")));
+          sor_unconverged_logged_ = sor_stats_.unconverged;
+        }
+      }
       const double w1 = timers_.total();
       slowest_step = std::max(0.9 * slowest_step, w1 - w0);
       const bool finishing = time_ >= t_end || step_ >= max_steps;
@@ -609,6 +658,17 @@ RunSummary Simulation::run(const RunControl& control) {
       pipeline_wall, summary.pipeline_updates_per_second, timers_.seconds(Stage::kFlag),
       timers_.seconds(Stage::kRegrid), timers_.seconds(Stage::kReflux));
   log_prepare_summary();
+  if (poisson_ && sor_stats_.groups > 0)
+    log_line(
+        "  gravity: %.3f s, of which refined-level SOR %.3f s: %lld solves, %lld patch groups "
+        "(%.3e groups/s), %.1f iterations per group, %lld stopped at the iteration limit; "
+        "prepare %.3f s, solve %.3f s, close %.3f s",
+        timers_.seconds(Stage::kGravity), sor_stats_.seconds, sor_stats_.solves, sor_stats_.groups,
+        sor_stats_.groups / std::max(sor_stats_.seconds, 1e-12),
+        double(sor_stats_.iterations) / sor_stats_.groups, sor_stats_.unconverged,
+        sor_stats_.timers.seconds(Stage::kPrepare),
+        sor_stats_.timers.seconds(Stage::kSolve) + sor_stats_.timers.seconds(Stage::kIdle),
+        sor_stats_.timers.seconds(Stage::kClose));
   if (refinement_.max_level > 0)
     log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
              regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,

@@ -52,10 +52,12 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   totals0_ = st.initial_totals;
   run_id_ = checkpoint.header().run_id;
   last_checkpoint_step_ = step_;
-  // The kicks need the potential's ghost layer, which the checkpoint does not hold: solved
-  // again from the density, which gives the checkpoint's phi bit for bit (the solve is
-  // deterministic for a given grid and thread count).
-  solve_gravity();
+  // The root kicks need the potential's ghost layer, which the checkpoint does not hold:
+  // solved again from the density, which gives the checkpoint's phi bit for bit (the FFT
+  // solve is deterministic for a given grid and thread count, and a step with refined
+  // levels ends with this same solve). The refined levels' potentials are the checkpoint's.
+  solve_gravity(false);
+  log_gravity_setup();
 
   // A changed output cadence restarts its schedule from the current time; an unchanged one
   // continues exactly where the interrupted run was.

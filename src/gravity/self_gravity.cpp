@@ -7,19 +7,22 @@
 #include "kernels/gravity.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
+#include "tessera/evolve/pipeline.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
+#include "tessera/mesh/prolongation.hpp"
 
 namespace tessera::gravity {
 
 mesh::FieldInfo potential_field() {
   mesh::FieldInfo f;
   f.name = kPotentialField;
-  f.time_levels = 1;
+  f.time_levels = 2;
   f.flux_corrected = false;
-  // Restricted and injected rather than slope-limited: a potential has no conservation
-  // law to keep, and refined levels will solve for their own (SOR) anyway.
-  f.restricted = true;
-  f.prolongation = mesh::Prolongation::kInjection;
+  // A potential has no conservation law to keep, and every level solves for its own.
+  f.restricted = false;
+  // The coarse-fine ghost values are a refined level's Dirichlet boundary: second order.
+  f.prolongation = mesh::Prolongation::kLinear;
   f.checkpointed = true;
   f.plotted = true;
   f.plot_dataset = "grav";
@@ -38,12 +41,6 @@ void check_params(const Params& p, const mesh::Geometry& g) {
                               "domain; set gravity.boundary = \"isolated\"",
                               "xyz"[d], mesh::boundary_name(g.boundary[d][0])));
   }
-  if (p.integer("amr.max_level") > 0)
-    throw Error(ErrorKind::kInput,
-                strprintf("gravity.enabled = true with amr.max_level = %lld: self-gravity "
-                          "solves the root level only so far (the refined levels' Poisson "
-                          "solver is not available yet); set amr.max_level = 0",
-                          static_cast<long long>(p.integer("amr.max_level"))));
   if (p.string("gpu.resident") == "on")
     throw Error(ErrorKind::kInput,
                 "gravity.enabled = true with gpu.resident = \"on\": the potential is solved "
@@ -59,6 +56,9 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
       h_(g.dx0),
       four_pi_g_(4 * std::numbers::pi * p.real("gravity.G")),
       periodic_(p.string("gravity.boundary") == "periodic") {
+  sor_.omega = Real(p.real("gravity.sor_omega"));
+  sor_.tolerance = Real(p.real("gravity.sor_tolerance"));
+  sor_.max_iterations = static_cast<int>(p.integer("gravity.sor_max_iterations"));
   solver_ = gpu ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
   rho_.assign(std::size_t(n_[0]) * n_[1] * n_[2], 0.0);
   phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
@@ -148,7 +148,173 @@ double SelfGravity::kick(mesh::Mesh& m, double dt) const {
   return speed;
 }
 
-double SelfGravity::acceleration_speed() const {
+void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, double weight, Real* rho,
+                      Real* phi, bool coarse_ghosts) {
+  constexpr int n = kernels::kSorBox;
+  constexpr std::size_t n3 = std::size_t(n) * n * n;
+  thread_local std::vector<Real> all;
+  all.resize(n3 * m.nvar());
+  evolve::prepare_group(m, m.current_slot(m.patch(first_patch).level), first_patch, 1, all.data(),
+                        weight);
+  if (rho) std::copy_n(all.data(), n3, rho);
+  std::copy_n(all.data() + std::size_t(phi_field) * n3, n3, phi);
+  const auto& base = m.patch(first_patch);
+  if (coarse_ghosts && base.level > 0) {
+    // The whole ghost layer from the coarser level, siblings' faces included: a sibling's
+    // potential is its previous solve's (or nothing yet), so only the coarser level's
+    // current solution gives every group of the level the same boundary data (Schive et
+    // al. 2010 §2.3: "the ghost-zone values are filled by interpolation from the patches
+    // one level coarser").
+    thread_local mesh::CoarseBox cb;
+    const auto& parent = m.patch(base.parent);
+    mesh::gather_box(m, parent.level,
+                     {parent.corner[0] - 2, parent.corner[1] - 2, parent.corner[2] - 2},
+                     mesh::kPatchSize + 4, weight, cb);
+    const auto& c = base.corner;
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          if (i > 0 && j > 0 && k > 0 && i < n - 1 && j < n - 1 && k < n - 1) continue;
+          phi[(k * n + j) * n + i] =
+              mesh::prolong_cell(cb, phi_field, {c[0] - 1 + i, c[1] - 1 + j, c[2] - 1 + k});
+        }
+  }
+  // Beyond a non-periodic boundary prepare applied the hydro boundary conditions. The
+  // potential there continues the coarser level's linearly instead: 1.75 phi_c(0) -
+  // 0.75 phi_c(1) of the two coarse cells inside, along the normal, at the ghost cell's
+  // position (-h/2 from the face; coarse centres at h and 3h), tangentially the coarse cell
+  // that holds it. Taken from the coarser level, not from the level's own interior, so that
+  // the Dirichlet problem of the refined level stays well posed (its own values would make
+  // the boundary follow the solution: d^2 phi / dn^2 = 0 admits any linear potential). The
+  // root level's potential is the FFT's, free-space outside the domain.
+  const auto& meta = base;
+  if (meta.level == 0) return;
+  const int cl = meta.level - 1;
+  const auto fine_cells = m.level_cells(meta.level), coarse_cells = m.level_cells(cl);
+  const int prev = m.next_slot(cl), cur = m.current_slot(cl);
+  const Real wn = Real(weight), wo = Real(1 - weight);
+  auto coarse_phi = [&](std::array<int, 3> c) {
+    mesh::PatchCoord pc;
+    for (int d = 0; d < 3; ++d) pc[d] = c[d] / mesh::kPatchSize;
+    const int p = m.find_patch(cl, pc);
+    if (p == mesh::kNoPatch)
+      throw Error(ErrorKind::kInternal, "proper nesting violated below a potential's ghost cell");
+    const std::size_t idx =
+        std::size_t(phi_field) * mesh::kPatchCells +
+        ((c[2] % mesh::kPatchSize) * mesh::kPatchSize + c[1] % mesh::kPatchSize) *
+            mesh::kPatchSize +
+        c[0] % mesh::kPatchSize;
+    return wo * m.data(prev, p)[idx] + wn * m.data(cur, p)[idx];
+  };
+  for (int d = 0; d < 3; ++d) {
+    if (m.geometry().periodic(d)) continue;
+    for (int side = 0; side < 2; ++side) {
+      if (side == 0 ? meta.corner[d] != 0 : meta.corner[d] + 2 * mesh::kPatchSize != fine_cells[d])
+        continue;
+      const int ghost = side == 0 ? 0 : n - 1;
+      for (int k = 0; k < n; ++k)
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i) {
+            const int b[3] = {i, j, k};
+            if (b[d] != ghost) continue;
+            std::array<int, 3> c0, c1;
+            for (int e = 0; e < 3; ++e) {
+              const int f = std::clamp(meta.corner[e] - 1 + b[e], 0, fine_cells[e] - 1);
+              c0[e] = c1[e] = f / 2;
+            }
+            c0[d] = side == 0 ? 0 : coarse_cells[d] - 1;
+            c1[d] = side == 0 ? 1 : coarse_cells[d] - 2;
+            phi[(k * n + j) * n + i] = Real(1.75) * coarse_phi(c0) - Real(0.75) * coarse_phi(c1);
+          }
+    }
+  }
+}
+
+namespace {
+
+// Calls f(group index, phi box) for every group of `level` (in parallel), with the
+// potential boxes gathered for all groups first: f may then write the level's state while
+// other groups' boxes (which read every field of their neighbours) are no longer being
+// gathered.
+template <class F>
+void for_level_potentials(const mesh::Mesh& m, int phi_field, int level, double weight, F&& f) {
+  const auto& groups = m.groups(level);
+  constexpr std::size_t n3 = kernels::box_cells(1);
+  std::vector<Real> boxes(groups.size() * n3);
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    errors.run(static_cast<std::int64_t>(g), [&] {
+      gather_potential(m, phi_field, groups[g], weight, nullptr, boxes.data() + g * n3, false);
+    });
+  errors.rethrow();
+  f(boxes.data());
+}
+
+}  // namespace
+
+double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight) const {
+  const double h = m.dx(level), inv_2h = 0.5 / h;
+  const bool energy = model_.has_energy();
+  const auto& groups = m.groups(level);
+  double speed = 0;
+  for_level_potentials(m, phi_field_, level, weight, [&](const Real* boxes) {
+    constexpr int n = kernels::kSorBox;
+    constexpr std::size_t n3 = kernels::box_cells(1);
+#pragma omp parallel for schedule(static) reduction(max : speed)
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const Real* phi = boxes + g * n3;
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        Real* u = m.current(groups[g] + c);
+        const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
+        for (int k = 0; k < kN; ++k)
+          for (int j = 0; j < kN; ++j)
+            for (int i = 0; i < kN; ++i) {
+              const int b = ((k + oz + 1) * n + (j + oy + 1)) * n + (i + ox + 1);
+              const Real lo[3] = {phi[b - 1], phi[b - n], phi[b - n * n]};
+              const Real hi[3] = {phi[b + 1], phi[b + n], phi[b + n * n]};
+              Real acc[3];
+              kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
+              Real* cell = u + (k * kN + j) * kN + i;
+              kernels::gravity_kick(cell, mesh::kPatchCells, acc, Real(dt), energy);
+              const double g2 =
+                  double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+              speed = std::max({speed, model_.max_signal_speed(cell, mesh::kPatchCells),
+                                std::sqrt(h * std::sqrt(g2))});
+            }
+      }
+    }
+  });
+  return speed;
+}
+
+double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level) const {
+  if (level == 0) return root_acceleration_speed();
+  const double h = m.dx(level), inv_2h = 0.5 / h;
+  const auto& groups = m.groups(level);
+  double speed = 0;
+  for_level_potentials(m, phi_field_, level, 1.0, [&](const Real* boxes) {
+    constexpr int n = kernels::kSorBox;
+    constexpr std::size_t n3 = kernels::box_cells(1);
+#pragma omp parallel for schedule(static) reduction(max : speed)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int k = 1; k < n - 1; ++k)
+        for (int j = 1; j < n - 1; ++j)
+          for (int i = 1; i < n - 1; ++i) {
+            const Real* phi = boxes + g * n3 + (k * n + j) * n + i;
+            const Real lo[3] = {phi[-1], phi[-n], phi[-n * n]};
+            const Real hi[3] = {phi[1], phi[n], phi[n * n]};
+            Real acc[3];
+            kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
+            const double g2 =
+                double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+            speed = std::max(speed, std::sqrt(h * std::sqrt(g2)));
+          }
+  });
+  return speed;
+}
+
+double SelfGravity::root_acceleration_speed() const {
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
   const double inv_2h = 0.5 / h_;
   double g2 = 0;

@@ -116,11 +116,14 @@ Real prolong_cell(const CoarseBox& box, int var, std::array<int, 3> fine) {
   const Real mid = box.at(var, c[0], c[1], c[2]);
   if (box.kind(var) == Prolongation::kInjection) return mid;
   Real value = mid;
+  const bool limited = box.kind(var) == Prolongation::kLimitedLinear;
   for (int d = 0; d < 3; ++d) {
     int lo[3] = {c[0], c[1], c[2]}, hi[3] = {c[0], c[1], c[2]};
     --lo[d], ++hi[d];
-    const Real slope = kernels::LimiterMinmod::slope(mid - box.at(var, lo[0], lo[1], lo[2]),
-                                                     box.at(var, hi[0], hi[1], hi[2]) - mid);
+    const Real below = mid - box.at(var, lo[0], lo[1], lo[2]);
+    const Real above = box.at(var, hi[0], hi[1], hi[2]) - mid;
+    const Real slope =
+        limited ? kernels::LimiterMinmod::slope(below, above) : Real(0.5) * (below + above);
     value += Real(0.25) * s[d] * slope;
   }
   return value;
@@ -134,7 +137,8 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
   const int sx = 1, sy = box.n, sz = box.n * box.n;
   for (int v = 0; v < box.nvar; ++v) {
     Real* out = dst + v * n3;
-    const bool linear = box.kind(v) == Prolongation::kLimitedLinear;  // else injection
+    const bool linear = box.kind(v) != Prolongation::kInjection;
+    const bool limited = box.kind(v) == Prolongation::kLimitedLinear;
     for (int ck = clo[2]; ck <= chi[2]; ++ck)
       for (int cj = clo[1]; cj <= chi[1]; ++cj)
         for (int ci = clo[0]; ci <= chi[0]; ++ci) {
@@ -145,10 +149,14 @@ void prolong_region(const CoarseBox& box, std::array<int, 3> lo, std::array<int,
           const Real mid = *m;
           // The same limited slopes and additions as prolong_cell, once per coarse cell.
           Real q[3] = {0, 0, 0};
-          if (linear) {
+          if (limited) {
             q[0] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sx], m[sx] - mid);
             q[1] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sy], m[sy] - mid);
             q[2] = Real(0.25) * kernels::LimiterMinmod::slope(mid - m[-sz], m[sz] - mid);
+          } else if (linear) {
+            q[0] = Real(0.125) * (m[sx] - m[-sx]);
+            q[1] = Real(0.125) * (m[sy] - m[-sy]);
+            q[2] = Real(0.125) * (m[sz] - m[-sz]);
           }
           for (int oz = 0; oz < 2; ++oz) {
             const int z = 2 * ck + oz;

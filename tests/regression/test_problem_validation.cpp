@@ -323,9 +323,7 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   expect_rejected("check " + kSphere + " gravity.boundary=periodic",
                   {"gravity.boundary = \"periodic\"", "mesh.bc_xlo = \"outflow\"", "Jeans swindle",
                    "\"isolated\""});
-  // The refined levels have no Poisson solver yet.
-  expect_rejected("check " + kSphere + " amr.max_level=1",
-                  {"gravity.enabled = true", "amr.max_level = 1", "root level"});
+  expect_rejected("check " + kSphere + " gravity.sor_omega=2", {"gravity.sor_omega"});
   expect_rejected("check " + kSphere + " gpu.resident=on",
                   {"gravity.enabled = true", "gpu.resident = \"on\""});
   // A Jeans mode needs periodic self-gravity.

@@ -187,6 +187,19 @@ TEST(RestartBitwise, SelfGravityIsolated) {
   expect_bitwise_equal(*r.full, *r.restarted);
 }
 
+TEST(RestartBitwise, SelfGravityAmrSubcycling) {
+  // Refined levels solve with SOR from their last potential (checkpointed), their ghost
+  // layers interpolated in time from the coarser level's previous and current potentials;
+  // the root potential is solved again after refluxing, as the restart does.
+  const auto dir = fresh_dir("gravity_amr");
+  const auto r = run_and_restart("uniform_sphere/uniform_sphere.toml",
+                                 {"mesh.nx=[32,32,32]", "amr.max_level=1", "amr.flag_buffer=0",
+                                  "amr.density_refine=[0.5]", "problem.radius=0.15"},
+                                 8, dir);
+  EXPECT_EQ(r.full->mesh().num_levels(), 2);
+  expect_bitwise_equal(*r.full, *r.restarted);
+}
+
 TEST(RestartBitwise, SelfGravityPeriodicWithOtherThreadCount) {
   // run.threads may change on a restart; the FFTs give the same bits for any thread count.
   const auto dir = fresh_dir("gravity_periodic");

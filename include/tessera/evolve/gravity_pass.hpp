@@ -1,6 +1,8 @@
 // The passes of self-gravity (gravity/self_gravity.hpp): a level step of a self-gravitating
 // run is kick(dt/2) - hydro - solve + kick(dt/2) (Strang splitting; kernels/gravity.hpp).
-// Both work on the whole root level at once (LevelPass).
+// The root level solves with the FFT (a LevelPass on the whole level); a refined level with
+// red-black SOR per patch group (PoissonPass, a GroupPass through its own pipeline), its
+// ghost layer interpolated from the coarser level's potential at the end of the step.
 #pragma once
 
 #include <string>
@@ -8,29 +10,91 @@
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/pass.hpp"
 #include "tessera/gravity/self_gravity.hpp"
+#include "tessera/gravity/sor_solver.hpp"
 
 namespace tessera::evolve {
+
+// The refined levels' Poisson solve (gravity/sor_solver.hpp): reads the density and the
+// potential (gravity::gather_potential at the step's end weight), writes the potential,
+// whose previous values stay in the other slot (exchanges_outputs) for the finer levels'
+// ghost values in time.
+class PoissonPass final : public GroupPass {
+ public:
+  explicit PoissonPass(const gravity::SelfGravity& gravity)
+      : gravity_(gravity), solver_(gravity.sor_params()) {}
+  std::string name() const override { return "gravity (SOR)"; }
+  FieldRange inputs() const override { return {gravity_.phi_field(), 1}; }
+  int input_count() const override { return 2; }
+  FieldRange outputs() const override { return {gravity_.phi_field(), 1}; }
+  bool refluxes() const override { return false; }
+  bool exchanges_outputs() const override { return true; }
+  const GroupSolver& solver(const LevelStep& s) override {
+    const double h = s.mesh.dx(s.level);
+    solver_.set_level(Real(gravity_.four_pi_g() * h * h), Real(gravity_.mean_density()));
+    return solver_;
+  }
+  bool prepare(const LevelStep& s, int first_patch, int, Real* box) override {
+    constexpr std::size_t n3 = kernels::box_cells(1);
+    gravity::gather_potential(s.mesh, gravity_.phi_field(), first_patch, s.coarse_weight_end, box,
+                              box + n3, true);
+    return true;
+  }
+  const gravity::SorSolver& sor() const { return solver_; }
+
+ private:
+  const gravity::SelfGravity& gravity_;
+  gravity::SorSolver solver_;
+};
+
+// What the SOR solves of a run did, for the log and the benchmark.
+struct SorStats {
+  long long solves = 0, groups = 0, iterations = 0, unconverged = 0;
+  double seconds = 0;
+  Timers timers;  // the Poisson pipeline's stages (prepare, solve, idle, close)
+};
 
 class GravityPass final : public LevelPass {
  public:
   // solve_first: solve for the potential of the current density before the kick (the pass
-  // after the hydro step); otherwise kick with the potential of the last solve.
-  GravityPass(gravity::SelfGravity& gravity, bool solve_first)
-      : gravity_(gravity), solve_first_(solve_first) {}
+  // after the hydro step); otherwise kick with the potential of the last solve. `poisson`:
+  // the refined levels' solve (null in runs without refinement).
+  GravityPass(gravity::SelfGravity& gravity, bool solve_first, PoissonPass* poisson, SorStats* sor)
+      : gravity_(gravity), solve_first_(solve_first), poisson_(poisson), sor_(sor) {}
   std::string name() const override {
     return solve_first_ ? "gravity (solve and kick)" : "gravity (kick)";
   }
   PassStats run(const LevelStep& s) override {
     ScopedTimer t(s.timers, Stage::kGravity);
-    if (solve_first_) gravity_.solve(s.mesh);
     PassStats stats;
-    stats.max_speed = gravity_.kick(s.mesh, 0.5 * s.dt);
+    if (s.level == 0) {
+      if (solve_first_) gravity_.solve(s.mesh);
+      stats.max_speed = gravity_.kick(s.mesh, 0.5 * s.dt);
+      return stats;
+    }
+    if (solve_first_) solve_refined(s);
+    stats.max_speed = gravity_.kick_refined(s.mesh, s.level, 0.5 * s.dt,
+                                            solve_first_ ? s.coarse_weight_end : s.coarse_weight);
     return stats;
+  }
+  // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end).
+  void solve_refined(const LevelStep& s) {
+    // Its own timers: the hydro pipeline's stages stay the hydro's.
+    const LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
+                        s.registers, sor_->timers, nullptr, s.coarse_weight_end};
+    const auto t0 = Timers::Clock::now();
+    const PassStats r = poisson_->run(own);
+    sor_->seconds += std::chrono::duration<double>(Timers::Clock::now() - t0).count();
+    ++sor_->solves;
+    sor_->groups += r.groups;
+    sor_->iterations += r.iterations;
+    sor_->unconverged += r.unconverged;
   }
 
  private:
   gravity::SelfGravity& gravity_;
   bool solve_first_;
+  PoissonPass* poisson_;
+  SorStats* sor_;
 };
 
 }  // namespace tessera::evolve

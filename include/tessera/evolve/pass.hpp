@@ -11,7 +11,9 @@
 // done, two-level outputs become current by a swap of the slots (the two-level fields it
 // did not write are carried over first), one-level outputs are copied back to the current
 // slot. Either way the next pass reads the result. One pass per step writes two-level
-// fields (the one whose step the finer levels interpolate in time).
+// fields (the one whose step the finer levels interpolate in time); a pass that writes
+// two-level fields after it exchanges them instead (exchanges_outputs): the new values
+// become current and the old ones stay in the other slot, as the level's previous state.
 #pragma once
 
 #include <string>
@@ -37,12 +39,17 @@ struct LevelStep {
   // The mesh's device-resident copy (resident.hpp) when the level's data stay on the GPU:
   // passes then read and write it, not the host pool.
   DeviceMesh* resident = nullptr;
+  // The end of this step within the parent's (the time of a solve after the hydro pass).
+  double coarse_weight_end = 1.0;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).
 struct PassStats {
   double max_speed = 0;
   long long floored = 0;
+  // Iterative solvers: groups solved, iterations summed over them, groups whose iterations
+  // ran out before the tolerance was met.
+  long long groups = 0, iterations = 0, unconverged = 0;
 };
 
 // A contiguous range of fields of the registry.
@@ -75,6 +82,16 @@ class GroupPass : public Pass {
   virtual bool refluxes() const = 0;
   // The solver for this level step (e.g. with the level's dt / dx set).
   virtual const GroupSolver& solver(const LevelStep& step) = 0;
+  // Gathers one group's input box (solver().shape().in_vars variables with `ghost` layers)
+  // from the current slot; the default gathers inputs() with prepare_group at
+  // step.coarse_weight. Returns whether a ghost cell came from the coarser level.
+  virtual bool prepare(const LevelStep& step, int first_patch, int ghost, Real* box);
+  // The variables prepare() gathers (inputs().count unless prepare is the pass's own).
+  virtual int input_count() const { return inputs().count; }
+  // Two-level outputs: when true the outputs' slots are exchanged after the pass (their
+  // new values current, their old ones kept as the previous state) and the level's other
+  // fields stay as they are; when false the level's slots swap (pass.hpp's header).
+  virtual bool exchanges_outputs() const { return false; }
   // Runs the pass through `pipeline` (which must have been built for its solver's shape).
   PassStats run(const LevelStep& step) override;
   void set_pipeline(Pipeline* pipeline) { pipeline_ = pipeline; }

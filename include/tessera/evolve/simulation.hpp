@@ -128,10 +128,13 @@ class Simulation {
   void verify_mesh(const char* when) const;
   void fill_from_problem(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
-  void advance(int level, double dt, double coarse_weight);
-  // Self-gravity: the potential of the current density (at the start and on a restart; the
-  // steps solve it themselves), with a log line.
-  void solve_gravity();
+  // One step of `level` from coarse_weight to coarse_weight_end of its parent's step.
+  void advance(int level, double dt, double coarse_weight, double coarse_weight_end);
+  // Self-gravity: the potential of the current density on the root level and, with
+  // `refined`, on every refined level in turn (at the start, after a regrid, and on a
+  // restart, whose refined potentials come from the checkpoint).
+  void solve_gravity(bool refined);
+  void log_gravity_setup() const;
   // Device residency: brings the device copy up to date before a step (after the host data
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
@@ -163,6 +166,10 @@ class Simulation {
   std::unique_ptr<HydroPass> hydro_;
   std::unique_ptr<gravity::SelfGravity> gravity_;  // gravity.enabled only
   std::unique_ptr<GravityPass> gravity_kick_, gravity_solve_kick_;
+  std::unique_ptr<PoissonPass> poisson_;       // refined levels' SOR (gravity with AMR)
+  std::unique_ptr<Pipeline> poisson_pipeline_;  // the SOR pass's
+  SorStats sor_stats_;
+  long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
   std::unique_ptr<DeviceMesh> resident_;  // made on the first step
   bool device_current_ = false;           // resident_ holds the newest data

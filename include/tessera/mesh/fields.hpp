@@ -17,6 +17,9 @@ namespace tessera::mesh {
 enum class Prolongation {
   kLimitedLinear,  // conservative, minmod-limited linear (Schive et al. 2010 §2.1)
   kInjection,      // every child takes the parent's value (conservative, first order)
+  kLinear,         // unlimited central slopes: conservative, second order where the field is smooth
+                   // (the potential, whose coarse-fine ghost values are the Dirichlet boundary of a
+                   // refined level's Poisson solve; limited slopes would be first order at extrema)
 };
 
 struct FieldInfo {
