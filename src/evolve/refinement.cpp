@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -153,7 +154,8 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
   const bool field = !family.b[0].empty();
   double bmag[kHaloCells];
   if (field)
-    for (int c = 0; c < kHaloCells; ++c) bmag[c] = std::sqrt(bx[c] * bx[c] + by[c] * by[c] + bz[c] * bz[c]);
+    for (int c = 0; c < kHaloCells; ++c)
+      bmag[c] = std::sqrt(bx[c] * bx[c] + by[c] * by[c] + bz[c] * bz[c]);
   const bool refined = !m.patch(p).is_leaf();
   const int lv = m.patch(p).level;
   using R = RefinementParams;
@@ -162,6 +164,8 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
   const bool use_density = R::at(rp.density_refine, lv) > 0;
   const bool use_current = field && R::at(rp.current_refine, lv) > 0;
   const bool use_problem = problem.has_refine_criterion();
+  const bool use_jeans = rp.jeans_cells > 0;
+  const double jeans_h2 = (rp.jeans_cells * m.dx(lv)) * (rp.jeans_cells * m.dx(lv));
   const double lohner = R::at(refined ? rp.lohner_derefine : rp.lohner_refine, lv);
   const double gradient = R::at(refined ? rp.gradient_derefine : rp.gradient_refine, lv);
   const double density = R::at(refined ? rp.density_derefine : rp.density_refine, lv);
@@ -202,6 +206,8 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
           flag =
               relative_gradient(rho + c, s) > gradient || relative_gradient(pres + c, s) > gradient;
         if (!flag && use_density) flag = rho[c] > density;
+        // Truelove et al. 1997: lambda_J^2 = pi c_s^2 / (G rho) below (N_J h)^2.
+        if (!flag && use_jeans) flag = rp.jeans_coefficient * pres[c] < jeans_h2 * rho[c] * rho[c];
         if (!flag && use_current) flag = relative_current(b, bmag, c, s) > current;
         if (!flag && use_problem) {
           const auto x = m.cell_center(p, i, j, k);
@@ -268,6 +274,16 @@ RefinementParams RefinementParams::from_params(const Params& p) {
             strprintf("%s = %g exceeds %s = %g on level %d: the derefine threshold "
                       "must not exceed the refine one",
                       d.c_str(), at(*c.derefine, level), r.c_str(), at(*c.refine, level), level));
+  }
+  rp.jeans_cells = p.real("amr.jeans_cells");
+  if (rp.jeans_cells > 0) {
+    if (!p.boolean("gravity.enabled"))
+      throw Error(ErrorKind::kInput,
+                  strprintf("amr.jeans_cells = %g refines on the Jeans length, which needs "
+                            "self-gravity: set gravity.enabled = true or amr.jeans_cells = 0",
+                            rp.jeans_cells));
+    const double gamma = p.string("hydro.eos") == "isothermal" ? 1.0 : p.real("hydro.gamma");
+    rp.jeans_coefficient = std::numbers::pi * gamma / p.real("gravity.G");
   }
   for (int level = 0; level < std::max(rp.max_level, 1); ++level)
     if (at(rp.current_refine, level) > 0) rp.field_criteria = true;

@@ -326,6 +326,9 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   expect_rejected("check " + kSphere + " gravity.sor_omega=2", {"gravity.sor_omega"});
   expect_rejected("check " + kSphere + " gpu.resident=on",
                   {"gravity.enabled = true", "gpu.resident = \"on\""});
+  // The Jeans length needs G.
+  expect_rejected("check " + kUniform + " amr.max_level=1 amr.jeans_cells=4",
+                  {"amr.jeans_cells = 4", "gravity.enabled = true"});
   // A Jeans mode needs periodic self-gravity.
   expect_rejected("check " + kJeans + " gravity.enabled=false",
                   {"[problem] jeans_wave", "gravity.enabled = false"});

@@ -30,6 +30,11 @@ struct RefinementParams {
   // max_d |q(i+1) - q(i-1)| / (2 |q(i)|), q = density and pressure
   std::vector<double> gradient_refine{0}, gradient_derefine{0};
   std::vector<double> density_refine{0}, density_derefine{0};  // density above this
+  // Jeans length shorter than jeans_cells cells (0: off): pi Gamma p / (G rho^2) <
+  // (jeans_cells h)^2, with jeans_coefficient = pi Gamma / G (Gamma: the adiabatic index,
+  // 1 for isothermal gas, so that Gamma p / rho = c_s^2).
+  double jeans_cells = 0;
+  double jeans_coefficient = 0;
 
   static double at(const std::vector<double>& v, int level) {
     return v[std::min<std::size_t>(level, v.size() - 1)];
