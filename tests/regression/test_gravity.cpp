@@ -164,6 +164,84 @@ SphereError sphere_potential_error(int n, std::vector<std::string> overrides = {
   return {err[0] / norm[0], err[1] / norm[1]};
 }
 
+// The Gaussian sphere (uniform_sphere with problem.profile = "gaussian", sigma = 0.06 in
+// the unit box, root n^3): the relative L1 error of the leaf potential against
+// -G M erf(r / sqrt(2) sigma) / r within r < 2 sigma (where the tests below make sure
+// the finest level covers every cell), and the largest radius of a leaf cell coarser
+// than the finest (infinity without refinement).
+struct GaussianError {
+  double core = 0, coarse_from = 0;
+  int levels = 1;
+};
+
+GaussianError gaussian_potential_error(int n, std::vector<std::string> overrides = {}) {
+  set_log_quiet(true);
+  const std::string nx = std::to_string(n);
+  overrides.insert(overrides.end(),
+                   {"mesh.nx=[" + nx + "," + nx + "," + nx + "]", "problem.profile=gaussian",
+                    "problem.radius=0.06", "output.enabled=false", testing::backend_override()});
+  evolve::Simulation sim(load_run_params(
+      std::string(TESSERA_SOURCE_DIR) + "/problems/uniform_sphere/uniform_sphere.toml", overrides));
+  sim.initialize();
+  const auto& p = sim.params();
+  const double s = p.real("problem.radius"), G = p.real("gravity.G");
+  const double M = std::pow(2 * std::numbers::pi, 1.5) * s * s * s *
+                   (p.real("problem.density") - p.real("problem.background"));
+  const int phi = sim.fields().find("phi");
+  const int levels = sim.mesh().num_levels();
+  const double finest = sim.mesh().dx(levels - 1);
+  GaussianError e;
+  e.levels = levels;
+  e.coarse_from = std::numeric_limits<double>::infinity();
+  double err = 0, norm = 0;
+  testing::for_each_cell(sim, [&](std::array<double, 3> x, double h, const double* u) {
+    double r2 = 0;
+    for (int d = 0; d < 3; ++d) r2 += (x[d] - 0.5) * (x[d] - 0.5);
+    const double r = std::sqrt(r2);
+    if (h > 1.5 * finest) e.coarse_from = std::min(e.coarse_from, r);
+    if (r >= 2 * s) return;
+    const double exact = -G * M * std::erf(r / (std::numbers::sqrt2 * s)) / r;
+    err += std::fabs(u[phi] - exact) * h * h * h;
+    norm += std::fabs(exact) * h * h * h;
+  });
+  e.core = err / norm;
+  return e;
+}
+
+TEST(GaussianSphere, RefinedLevelsConvergeAtSecondOrderLikeTheUniformSolve) {
+  // Refined where the density exceeds 2% of the peak (r < 2.8 sigma) on every level, with
+  // the default buffer; the error within 2 sigma, where every cell is on the finest level.
+  const std::vector<std::string> amr = {"amr.density_refine=[0.02]", "amr.lohner_refine=[0]",
+                                        "amr.lohner_derefine=[0]"};
+  auto with = [&](int levels) {
+    auto o = amr;
+    o.push_back("amr.max_level=" + std::to_string(levels));
+    return o;
+  };
+  const GaussianError u32 = gaussian_potential_error(32), u64 = gaussian_potential_error(64),
+                      u128 = gaussian_potential_error(128);
+  const GaussianError a1 = gaussian_potential_error(32, with(1)),
+                      a2 = gaussian_potential_error(32, with(2)),
+                      b1 = gaussian_potential_error(64, with(1));
+  std::printf(
+      "Gaussian sphere, relative L1 of phi within 2 sigma: uniform 32^3 %.3e 64^3 %.3e 128^3 "
+      "%.3e (orders %.2f %.2f); root 32^3 + 1 level %.3e (coarser leaves from r = %.3f), + 2 "
+      "levels %.3e (from %.3f); root 64^3 + 1 level %.3e (from %.3f)\n",
+      u32.core, u64.core, u128.core, std::log2(u32.core / u64.core),
+      std::log2(u64.core / u128.core), a1.core, a1.coarse_from, a2.core, a2.coarse_from, b1.core,
+      b1.coarse_from);
+  ASSERT_EQ(a1.levels, 2);
+  ASSERT_EQ(a2.levels, 3);
+  ASSERT_EQ(b1.levels, 2);
+  for (const auto* a : {&a1, &a2, &b1}) EXPECT_GT(a->coarse_from, 2 * 0.06);
+  EXPECT_GT(std::log2(u32.core / u64.core), 1.9);
+  EXPECT_GT(std::log2(u64.core / u128.core), 1.9);
+  EXPECT_LT(a1.core, 1.5 * u64.core);
+  EXPECT_LT(a2.core, 1.5 * u128.core);
+  EXPECT_LT(b1.core, 1.5 * u128.core);
+  EXPECT_GT(std::log2(a1.core / b1.core), 1.9);  // one level at root 32^3 and 64^3
+}
+
 TEST(UniformSphere, IsolatedPotentialMatchesTheAnalyticSolution) {
   const SphereError a = sphere_potential_error(32), b = sphere_potential_error(64);
   std::printf(
