@@ -98,8 +98,8 @@ void validate_uniform_sphere(const Params& p, const mesh::Geometry& g) {
                                  "where its density has fallen to 4e-6 of the peak, and the "
                                  "domain " +
                                  domain_extent(g) + " is narrower along " + "xyz"[d]
-                           : what + " does not fit in the domain " + domain_extent(g) +
-                                 " along " + "xyz"[d]);
+                           : what + " does not fit in the domain " + domain_extent(g) + " along " +
+                                 "xyz"[d]);
   if (!(p.real("problem.density") > p.real("problem.background")))
     throw Error(ErrorKind::kInput, "problem.density = " + format_number(p.real("problem.density")) +
                                        " must exceed problem.background = " +

@@ -326,6 +326,9 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   expect_rejected("check " + kSphere + " gravity.sor_omega=2", {"gravity.sor_omega"});
   expect_rejected("check " + kSphere + " gpu.resident=on",
                   {"gravity.enabled = true", "gpu.resident = \"on\""});
+  // A Gaussian sphere must fall off before the isolated boundary.
+  expect_rejected("check " + kSphere + " problem.profile=gaussian problem.radius=0.2",
+                  {"problem.profile = \"gaussian\"", "5 sigma", "along x"});
   // The Jeans length needs G.
   expect_rejected("check " + kUniform + " amr.max_level=1 amr.jeans_cells=4",
                   {"amr.jeans_cells = 4", "gravity.enabled = true"});
