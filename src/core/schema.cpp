@@ -213,7 +213,7 @@ std::vector<ParamSpec> core_specs() {
                 "refine where density exceeds this (0: off)"),
       per_level("amr", "density_derefine", 0.0, {0, kInf},
                 "refined patches stay refined while density exceeds this"),
-      real("amr", "jeans_cells", 0.0, {0, kInf, true, false},
+      real("amr", "jeans_cells", 0.0, {0, kInf},
            "refine where the Jeans length sqrt(pi c_s^2 / (G rho)) spans fewer than this many "
            "cells (Truelove et al. 1997: at least 4 against artificial fragmentation; 0: off; "
            "needs gravity.enabled); refined patches stay refined while it holds on their "

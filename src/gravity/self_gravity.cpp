@@ -152,35 +152,83 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
                       Real* phi, bool coarse_ghosts) {
   constexpr int n = kernels::kSorBox;
   constexpr std::size_t n3 = std::size_t(n) * n * n;
-  thread_local std::vector<Real> all;
-  all.resize(n3 * m.nvar());
-  evolve::prepare_group(m, m.current_slot(m.patch(first_patch).level), first_patch, 1, all.data(),
-                        weight);
-  if (rho) std::copy_n(all.data(), n3, rho);
-  std::copy_n(all.data() + std::size_t(phi_field) * n3, n3, phi);
   const auto& base = m.patch(first_patch);
-  if (coarse_ghosts && base.level > 0) {
-    // The whole ghost layer from the coarser level, siblings' faces included: a sibling's
-    // potential is its previous solve's (or nothing yet), so only the coarser level's
-    // current solution gives every group of the level the same boundary data (Schive et
-    // al. 2010 §2.3: "the ghost-zone values are filled by interpolation from the patches
-    // one level coarser").
-    thread_local mesh::CoarseBox cb;
-    const auto& parent = m.patch(base.parent);
-    mesh::gather_box(m, parent.level,
-                     {parent.corner[0] - 2, parent.corner[1] - 2, parent.corner[2] - 2},
-                     mesh::kPatchSize + 4, weight, cb);
-    const auto& c = base.corner;
-    for (int k = 0; k < n; ++k)
-      for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) {
-          if (i > 0 && j > 0 && k > 0 && i < n - 1 && j < n - 1 && k < n - 1) continue;
-          phi[(k * n + j) * n + i] =
-              mesh::prolong_cell(cb, phi_field, {c[0] - 1 + i, c[1] - 1 + j, c[2] - 1 + k});
-        }
+  if (base.level == 0) {
+    // The root level (no coarser one): every field through the pipeline's gather.
+    thread_local std::vector<Real> all;
+    all.resize(n3 * m.nvar());
+    evolve::prepare_group(m, m.current_slot(0), first_patch, 1, all.data(), weight);
+    if (rho) std::copy_n(all.data(), n3, rho);
+    std::copy_n(all.data() + std::size_t(phi_field) * n3, n3, phi);
+    return;
   }
-  // Beyond a non-periodic boundary prepare applied the hydro boundary conditions. The
-  // potential there continues the coarser level's linearly instead: 1.75 phi_c(0) -
+  // Only the density's interior and the potential are read (a gather of every field, ghost
+  // cells interpolated, took most of a refined level's SOR time on the GPU).
+  const int slot = m.current_slot(base.level);
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    const Real* u = m.data(slot, first_patch + c);
+    const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
+    for (int k = 0; k < kN; ++k)
+      for (int j = 0; j < kN; ++j) {
+        const int b = ((k + oz + 1) * n + (j + oy + 1)) * n + (ox + 1);
+        const int a = (k * kN + j) * kN;
+        std::copy_n(u + phi_off + a, kN, phi + b);
+        if (rho) std::copy_n(u + a, kN, rho + b);
+      }
+  }
+  // The ghost layer. With coarse_ghosts all of it from the coarser level (the SOR's
+  // Dirichlet boundary: siblings' faces included, since a sibling's potential is its
+  // previous solve's, or nothing yet, and only the coarser level's current solution gives
+  // every group of the level the same boundary data; Schive et al. 2010 §2.3: "the
+  // ghost-zone values are filled by interpolation from the patches one level coarser");
+  // else a same-level neighbour's value where there is one (the kicks, after the level's
+  // solve). Coarse values: interpolated in space (unlimited slopes) and in time at `weight`.
+  thread_local mesh::CoarseBox cb;
+  bool gathered = false;
+  auto coarse = [&](std::array<int, 3> fine) {
+    if (!gathered) {
+      const auto& parent = m.patch(base.parent);
+      mesh::gather_box(m, parent.level,
+                       {parent.corner[0] - 2, parent.corner[1] - 2, parent.corner[2] - 2},
+                       mesh::kPatchSize + 4, weight, cb, phi_field, 1);
+      gathered = true;
+    }
+    return mesh::prolong_cell(cb, 0, fine);
+  };
+  const auto& c0 = base.corner;
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        if (i > 0 && j > 0 && k > 0 && i < n - 1 && j < n - 1 && k < n - 1) continue;
+        const int box[3] = {i - 1, j - 1, k - 1};  // cell index relative to the group
+        Real& out = phi[(k * n + j) * n + i];
+        if (!coarse_ghosts) {
+          // The patch block (-1 .. 2 per dimension) holding the cell, as prepare_group
+          // finds it: a child of the group and its neighbour.
+          int child = 0, off[3], local[3];
+          for (int d = 0; d < 3; ++d) {
+            const int blk = box[d] < 0 ? -1 : box[d] / kN;
+            const int cc = std::clamp(blk, 0, 1);
+            child |= cc << d;
+            off[d] = blk - cc;
+            local[d] = box[d] - blk * kN;
+          }
+          const int src =
+              m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+          if (src != mesh::kNoPatch) {
+            out = m.data(slot, src)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
+            continue;
+          }
+          // Beyond a non-periodic boundary the continuation below sets the value.
+          mesh::PatchCoord pc = base.coord();
+          for (int d = 0; d < 3; ++d) pc[d] += box[d] < 0 ? -1 : box[d] / kN;
+          if (!m.wrap(base.level, pc)) continue;
+        }
+        out = coarse({c0[0] + box[0], c0[1] + box[1], c0[2] + box[2]});
+      }
+  // Beyond a non-periodic boundary the potential continues the coarser level's linearly:
+  // 1.75 phi_c(0) -
   // 0.75 phi_c(1) of the two coarse cells inside, along the normal, at the ghost cell's
   // position (-h/2 from the face; coarse centres at h and 3h), tangentially the coarse cell
   // that holds it. Taken from the coarser level, not from the level's own interior, so that
@@ -188,7 +236,6 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
   // the boundary follow the solution: d^2 phi / dn^2 = 0 admits any linear potential). The
   // root level's potential is the FFT's, free-space outside the domain.
   const auto& meta = base;
-  if (meta.level == 0) return;
   const int cl = meta.level - 1;
   const auto fine_cells = m.level_cells(meta.level), coarse_cells = m.level_cells(cl);
   const int prev = m.next_slot(cl), cur = m.current_slot(cl);

@@ -42,18 +42,20 @@ void clamp_outside(const Mesh& mesh, int level, CoarseBox& box) {
 
 }  // namespace
 
-void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, double w,
-                CoarseBox& box) {
+void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, double w, CoarseBox& box,
+                int first_field, int count) {
   box.lo = lo;
   box.n = n;
-  box.nvar = mesh.nvar();
+  box.nvar = count < 0 ? mesh.nvar() : count;
+  const int f0 = count < 0 ? 0 : first_field;
   // Every cell is written below (patches inside the domain, clamp_outside beyond it), so
   // the buffer is not cleared first.
   box.data.resize(std::size_t(box.nvar) * n * n * n);
   const FieldRegistry& fields = mesh.fields();
   box.prolongation.resize(box.nvar);
-  for (int v = 0; v < box.nvar; ++v) box.prolongation[v] = fields[v].prolongation;
-  box.admissible = fields.admissible() ? &fields.admissible() : nullptr;
+  for (int v = 0; v < box.nvar; ++v) box.prolongation[v] = fields[f0 + v].prolongation;
+  // The admissibility check reads a whole state: only for boxes of every field.
+  box.admissible = count < 0 && fields.admissible() ? &fields.admissible() : nullptr;
   const int slot_new = mesh.current_slot(level), slot_old = mesh.next_slot(level);
   const Real wn = Real(w), wo = Real(1 - w);
   PatchCoord first{}, last{};
@@ -82,10 +84,10 @@ void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, doubl
         }
         const int len = b[0] - a[0];
         for (int v = 0; v < box.nvar; ++v) {
-          const bool one_level = fields[v].time_levels == 1;  // no previous state
+          const bool one_level = fields[f0 + v].time_levels == 1;  // no previous state
           for (int k = a[2]; k < b[2]; ++k)
             for (int j = a[1]; j < b[1]; ++j) {
-              const int c = v * kPatchCells +
+              const int c = (f0 + v) * kPatchCells +
                             ((k - base[2]) * kPatchSize + (j - base[1])) * kPatchSize +
                             (a[0] - base[0]);
               Real* to = &box.at(v, a[0] - lo[0], j - lo[1], k - lo[2]);

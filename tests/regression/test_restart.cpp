@@ -16,6 +16,7 @@
 
 #include "run_problem.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/schema.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/io/plot_file.hpp"
 
@@ -140,6 +141,30 @@ PlotData read_plot(const std::string& path) {
                   prim.begin() + (v * nb + b + 1) * cells);
   }
   return out;
+}
+
+TEST(RestartParameters, EveryShippedFileRoundTripsThroughTheCheckpointText) {
+  // A checkpoint stores the run's complete parameters (defaults included) as TOML and a
+  // restart validates them again: every default must pass its own key's range (a default
+  // outside it made every restart fail).
+  int files = 0;
+  for (const auto& dir :
+       std::filesystem::directory_iterator(std::string(TESSERA_SOURCE_DIR) + "/problems"))
+    for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+      if (f.path().extension() != ".toml") continue;
+      ++files;
+      const Params p = load_run_params(f.path().string(), {});
+      const std::string text = p.to_toml();
+      try {
+        const Params q =
+            load_params_from_string(text, "stored parameters of " + f.path().string(), {},
+                                    parameter_schema());
+        EXPECT_EQ(q.to_toml(), text) << f.path();
+      } catch (const Error& e) {
+        ADD_FAILURE() << f.path() << ": " << e.what();
+      }
+    }
+  EXPECT_GE(files, 10);
 }
 
 TEST(RestartBitwise, UniformSedov) {

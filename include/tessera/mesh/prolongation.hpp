@@ -39,9 +39,10 @@ struct CoarseBox {
 // current state at every weight. Periodic images are wrapped; cells beyond
 // a non-periodic boundary take the value of the nearest cell inside (they only serve
 // as slope stencils). Throws tessera::Error(kInternal) if a cell inside the domain has
-// no patch on `level` (proper nesting violated).
-void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, double w,
-                CoarseBox& box);
+// no patch on `level` (proper nesting violated). With count >= 0 only the fields
+// [first_field, first_field + count) are gathered (box variable v is field first_field + v).
+void gather_box(const Mesh& mesh, int level, std::array<int, 3> lo, int n, double w, CoarseBox& box,
+                int first_field = 0, int count = -1);
 
 // Value of the fine cell with index `fine` (index space of the level below the box's).
 // kLimitedLinear: linear interpolation with minmod-limited slopes of the conserved
