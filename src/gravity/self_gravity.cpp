@@ -279,23 +279,23 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
 
 namespace {
 
-// Calls f(group index, phi box) for every group of `level` (in parallel), with the
-// potential boxes gathered for all groups first: f may then write the level's state while
-// other groups' boxes (which read every field of their neighbours) are no longer being
-// gathered.
+// Calls f(group index, phi box) for every group of `level`, in parallel, each with the
+// group's potential and its ghost layer (gather_potential, same-level neighbours' values
+// where they exist). The gather reads only the potential, which f may not write: f may
+// write the level's other fields while other groups are gathered.
 template <class F>
 void for_level_potentials(const mesh::Mesh& m, int phi_field, int level, double weight, F&& f) {
   const auto& groups = m.groups(level);
-  constexpr std::size_t n3 = kernels::box_cells(1);
-  std::vector<Real> boxes(groups.size() * n3);
   ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic)
+#pragma omp parallel for schedule(dynamic, 4)
   for (std::size_t g = 0; g < groups.size(); ++g)
     errors.run(static_cast<std::int64_t>(g), [&] {
-      gather_potential(m, phi_field, groups[g], weight, nullptr, boxes.data() + g * n3, false);
+      thread_local std::vector<Real> box;
+      box.resize(kernels::box_cells(1));
+      gather_potential(m, phi_field, groups[g], weight, nullptr, box.data(), false);
+      f(g, box.data());
     });
   errors.rethrow();
-  f(boxes.data());
 }
 
 }  // namespace
@@ -304,61 +304,56 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const bool energy = model_.has_energy();
   const auto& groups = m.groups(level);
-  double speed = 0;
-  for_level_potentials(m, phi_field_, level, weight, [&](const Real* boxes) {
+  std::vector<double> speeds(groups.size(), 0.0);  // per group, then the largest
+  for_level_potentials(m, phi_field_, level, weight, [&](std::size_t g, const Real* phi) {
     constexpr int n = kernels::kSorBox;
-    constexpr std::size_t n3 = kernels::box_cells(1);
-#pragma omp parallel for schedule(static) reduction(max : speed)
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-      const Real* phi = boxes + g * n3;
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
-        Real* u = m.current(groups[g] + c);
-        const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
-        for (int k = 0; k < kN; ++k)
-          for (int j = 0; j < kN; ++j)
-            for (int i = 0; i < kN; ++i) {
-              const int b = ((k + oz + 1) * n + (j + oy + 1)) * n + (i + ox + 1);
-              const Real lo[3] = {phi[b - 1], phi[b - n], phi[b - n * n]};
-              const Real hi[3] = {phi[b + 1], phi[b + n], phi[b + n * n]};
-              Real acc[3];
-              kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
-              Real* cell = u + (k * kN + j) * kN + i;
-              kernels::gravity_kick(cell, mesh::kPatchCells, acc, Real(dt), energy);
-              const double g2 =
-                  double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
-              speed = std::max({speed, model_.max_signal_speed(cell, mesh::kPatchCells),
-                                std::sqrt(h * std::sqrt(g2))});
-            }
-      }
+    double speed = 0;
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      Real* u = m.current(groups[g] + c);
+      const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const int b = ((k + oz + 1) * n + (j + oy + 1)) * n + (i + ox + 1);
+            const Real lo[3] = {phi[b - 1], phi[b - n], phi[b - n * n]};
+            const Real hi[3] = {phi[b + 1], phi[b + n], phi[b + n * n]};
+            Real acc[3];
+            kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
+            Real* cell = u + (k * kN + j) * kN + i;
+            kernels::gravity_kick(cell, mesh::kPatchCells, acc, Real(dt), energy);
+            const double g2 =
+                double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+            speed = std::max({speed, model_.max_signal_speed(cell, mesh::kPatchCells),
+                              std::sqrt(h * std::sqrt(g2))});
+          }
     }
+    speeds[g] = speed;
   });
-  return speed;
+  return speeds.empty() ? 0.0 : *std::max_element(speeds.begin(), speeds.end());
 }
 
 double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level) const {
   if (level == 0) return root_acceleration_speed();
   const double h = m.dx(level), inv_2h = 0.5 / h;
-  const auto& groups = m.groups(level);
-  double speed = 0;
-  for_level_potentials(m, phi_field_, level, 1.0, [&](const Real* boxes) {
+  std::vector<double> speeds(m.groups(level).size(), 0.0);
+  for_level_potentials(m, phi_field_, level, 1.0, [&](std::size_t g, const Real* box) {
     constexpr int n = kernels::kSorBox;
-    constexpr std::size_t n3 = kernels::box_cells(1);
-#pragma omp parallel for schedule(static) reduction(max : speed)
-    for (std::size_t g = 0; g < groups.size(); ++g)
-      for (int k = 1; k < n - 1; ++k)
-        for (int j = 1; j < n - 1; ++j)
-          for (int i = 1; i < n - 1; ++i) {
-            const Real* phi = boxes + g * n3 + (k * n + j) * n + i;
-            const Real lo[3] = {phi[-1], phi[-n], phi[-n * n]};
-            const Real hi[3] = {phi[1], phi[n], phi[n * n]};
-            Real acc[3];
-            kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
-            const double g2 =
-                double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
-            speed = std::max(speed, std::sqrt(h * std::sqrt(g2)));
-          }
+    double speed = 0;
+    for (int k = 1; k < n - 1; ++k)
+      for (int j = 1; j < n - 1; ++j)
+        for (int i = 1; i < n - 1; ++i) {
+          const Real* phi = box + (k * n + j) * n + i;
+          const Real lo[3] = {phi[-1], phi[-n], phi[-n * n]};
+          const Real hi[3] = {phi[1], phi[n], phi[n * n]};
+          Real acc[3];
+          kernels::gravity_acceleration(lo, hi, Real(inv_2h), acc);
+          const double g2 =
+              double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+          speed = std::max(speed, std::sqrt(h * std::sqrt(g2)));
+        }
+    speeds[g] = speed;
   });
-  return speed;
+  return speeds.empty() ? 0.0 : *std::max_element(speeds.begin(), speeds.end());
 }
 
 double SelfGravity::root_acceleration_speed() const {
