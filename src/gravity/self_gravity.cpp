@@ -148,6 +148,45 @@ double SelfGravity::kick(mesh::Mesh& m, double dt) const {
   return speed;
 }
 
+namespace {
+
+// Beyond a non-periodic domain boundary a refined level's ghost potential continues the
+// coarser level's: the coarse box's cells outside the domain (which gather_box filled
+// with the nearest inside value) become the linear continuation of the two inside cells
+// along the normal, one axis after the other (edges and corners from the continued
+// values), so that the unlimited-slope prolongation gives the ghost cells outside the same
+// linear extrapolation along the normal (1.75 phi(0) - 0.75 phi(1) at -h/2) and second-order
+// values along the face. Continued from the coarser level, not from the level's own
+// interior, so that the Dirichlet problem stays well posed (its own values would make the
+// boundary follow the solution: d^2 phi / dn^2 = 0 admits any linear potential).
+void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& cb) {
+  const auto cells = m.level_cells(level);
+  const int n = cb.n;
+  for (int d = 0; d < 3; ++d) {
+    if (m.geometry().periodic(d)) continue;
+    const int below = std::clamp(-cb.lo[d], 0, n);            // box cells [0, below) outside
+    const int above = std::clamp(cells[d] - cb.lo[d], 0, n);  // [above, n) outside
+    if ((below == 0 && above == n) || above - below < 2) continue;
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          int idx[3] = {i, j, k};
+          const int q = idx[d];
+          if (q >= below && q < above) continue;
+          const int edge = q < below ? below : above - 1;  // the inside cell next to it
+          const int step = q < below ? 1 : -1;             // inward
+          int e0[3] = {i, j, k}, e1[3] = {i, j, k};
+          e0[d] = edge;
+          e1[d] = edge + step;
+          const Real a = cb.at(0, e0[0], e0[1], e0[2]), b = cb.at(0, e1[0], e1[1], e1[2]);
+          const int dist = q < below ? below - q : q - (above - 1);
+          cb.at(0, i, j, k) = a + Real(dist) * (a - b);
+        }
+  }
+}
+
+}  // namespace
+
 void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, double weight, Real* rho,
                       Real* phi, bool coarse_ghosts) {
   constexpr int n = kernels::kSorBox;
@@ -192,6 +231,7 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
       mesh::gather_box(m, parent.level,
                        {parent.corner[0] - 2, parent.corner[1] - 2, parent.corner[2] - 2},
                        mesh::kPatchSize + 4, weight, cb, phi_field, 1);
+      continue_beyond_boundary(m, parent.level, cb);
       gathered = true;
     }
     return mesh::prolong_cell(cb, 0, fine);
@@ -220,61 +260,9 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
             out = m.data(slot, src)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
             continue;
           }
-          // Beyond a non-periodic boundary the continuation below sets the value.
-          mesh::PatchCoord pc = base.coord();
-          for (int d = 0; d < 3; ++d) pc[d] += box[d] < 0 ? -1 : box[d] / kN;
-          if (!m.wrap(base.level, pc)) continue;
         }
         out = coarse({c0[0] + box[0], c0[1] + box[1], c0[2] + box[2]});
       }
-  // Beyond a non-periodic boundary the potential continues the coarser level's linearly:
-  // 1.75 phi_c(0) -
-  // 0.75 phi_c(1) of the two coarse cells inside, along the normal, at the ghost cell's
-  // position (-h/2 from the face; coarse centres at h and 3h), tangentially the coarse cell
-  // that holds it. Taken from the coarser level, not from the level's own interior, so that
-  // the Dirichlet problem of the refined level stays well posed (its own values would make
-  // the boundary follow the solution: d^2 phi / dn^2 = 0 admits any linear potential). The
-  // root level's potential is the FFT's, free-space outside the domain.
-  const auto& meta = base;
-  const int cl = meta.level - 1;
-  const auto fine_cells = m.level_cells(meta.level), coarse_cells = m.level_cells(cl);
-  const int prev = m.next_slot(cl), cur = m.current_slot(cl);
-  const Real wn = Real(weight), wo = Real(1 - weight);
-  auto coarse_phi = [&](std::array<int, 3> c) {
-    mesh::PatchCoord pc;
-    for (int d = 0; d < 3; ++d) pc[d] = c[d] / mesh::kPatchSize;
-    const int p = m.find_patch(cl, pc);
-    if (p == mesh::kNoPatch)
-      throw Error(ErrorKind::kInternal, "proper nesting violated below a potential's ghost cell");
-    const std::size_t idx =
-        std::size_t(phi_field) * mesh::kPatchCells +
-        ((c[2] % mesh::kPatchSize) * mesh::kPatchSize + c[1] % mesh::kPatchSize) *
-            mesh::kPatchSize +
-        c[0] % mesh::kPatchSize;
-    return wo * m.data(prev, p)[idx] + wn * m.data(cur, p)[idx];
-  };
-  for (int d = 0; d < 3; ++d) {
-    if (m.geometry().periodic(d)) continue;
-    for (int side = 0; side < 2; ++side) {
-      if (side == 0 ? meta.corner[d] != 0 : meta.corner[d] + 2 * mesh::kPatchSize != fine_cells[d])
-        continue;
-      const int ghost = side == 0 ? 0 : n - 1;
-      for (int k = 0; k < n; ++k)
-        for (int j = 0; j < n; ++j)
-          for (int i = 0; i < n; ++i) {
-            const int b[3] = {i, j, k};
-            if (b[d] != ghost) continue;
-            std::array<int, 3> c0, c1;
-            for (int e = 0; e < 3; ++e) {
-              const int f = std::clamp(meta.corner[e] - 1 + b[e], 0, fine_cells[e] - 1);
-              c0[e] = c1[e] = f / 2;
-            }
-            c0[d] = side == 0 ? 0 : coarse_cells[d] - 1;
-            c1[d] = side == 0 ? 1 : coarse_cells[d] - 2;
-            phi[(k * n + j) * n + i] = Real(1.75) * coarse_phi(c0) - Real(0.75) * coarse_phi(c1);
-          }
-    }
-  }
 }
 
 namespace {

@@ -253,6 +253,76 @@ TEST(GaussianSphere, PotentialConvergesAtSecondOrderWithZeroOneAndTwoLevels) {
   EXPECT_LT(b2.core, 1.01 * b1.core);  // 1.029e-3 against 1.031e-3
 }
 
+// point_masses (its shipped file: two masses, root 32^3) with `levels` refinement levels:
+// the mean |phi / phi_exact - 1| of the leaf cells whose distance r to the nearest mass
+// (in root cells) lies in [lo, hi) and beyond two finest cells (the cloud-in-cell
+// softening), and how many cells that is.
+struct PointMassError {
+  double mean = 0;
+  long cells = 0;
+};
+
+std::vector<PointMassError> point_mass_errors(int levels,
+                                              const std::vector<std::array<double, 2>>& bins,
+                                              std::vector<std::string> overrides = {}) {
+  set_log_quiet(true);
+  overrides.insert(overrides.end(), {"amr.max_level=" + std::to_string(levels),
+                                     "output.enabled=false", testing::backend_override()});
+  evolve::Simulation sim(load_run_params(
+      std::string(TESSERA_SOURCE_DIR) + "/problems/point_masses/point_masses.toml", overrides));
+  sim.initialize();
+  const auto& p = sim.params();
+  const auto m = p.real_list("problem.masses"), x = p.real_list("problem.positions");
+  const double G = p.real("gravity.G"), h0 = sim.mesh().dx(0);
+  const double hf = sim.mesh().dx(sim.mesh().num_levels() - 1);
+  const int phi = sim.fields().find("phi");
+  std::vector<PointMassError> out(bins.size());
+  std::vector<double> sum(bins.size(), 0.0);
+  testing::for_each_cell(sim, [&](std::array<double, 3> c, double, const double* u) {
+    double exact = 0, nearest = 1e300;
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      const double r = std::hypot(c[0] - x[3 * i], c[1] - x[3 * i + 1], c[2] - x[3 * i + 2]);
+      exact -= G * m[i] / r;
+      nearest = std::min(nearest, r);
+    }
+    if (nearest < 2 * hf) return;
+    for (std::size_t b = 0; b < bins.size(); ++b)
+      if (nearest >= bins[b][0] * h0 && nearest < bins[b][1] * h0) {
+        sum[b] += std::fabs(u[phi] / exact - 1);
+        ++out[b].cells;
+      }
+  });
+  for (std::size_t b = 0; b < bins.size(); ++b)
+    out[b].mean = out[b].cells ? sum[b] / out[b].cells : 0;
+  return out;
+}
+
+TEST(PointMasses, PotentialAgainstTheFreeSpaceOneWithZeroToThreeLevels) {
+  // Seed 001 Fig. 15: phi / phi_exact against the distance in root cells, with 0 to 3
+  // levels, near the masses (0.5 to 2 root cells) and farther (4 to 8).
+  const std::vector<std::array<double, 2>> bins = {{0.5, 2}, {4, 8}};
+  std::vector<std::vector<PointMassError>> e;
+  for (int levels = 0; levels <= 3; ++levels) e.push_back(point_mass_errors(levels, bins));
+  for (int levels = 0; levels <= 3; ++levels)
+    std::printf(
+        "point masses, %d levels: mean |phi/phi_exact - 1| at 0.5-2 root cells %.3e (%ld "
+        "cells), at 4-8 %.3e (%ld cells)\n",
+        levels, e[levels][0].mean, e[levels][0].cells, e[levels][1].mean, e[levels][1].cells);
+  // Measured: no level 1.07e-3 at 4-8 root cells; 1, 2, 3 levels 4.2e-2, 4.9e-2, 5.4e-2 at
+  // 0.5-2 and 1.0e-2, 1.6e-2, 1.8e-2 at 4-8. Without the potential correction (and sibling
+  // relaxation) each patch group's Dirichlet boundary is the coarser level's potential,
+  // which near a mass is the potential of the mass smeared over a coarse cell: the refined
+  // levels resolve the masses but their error stays at the percent level, as in the lower
+  // panel of seed 001's Fig. 15 (docs/validation.md). These bounds guard that state.
+  EXPECT_LT(e[0][1].mean, 2e-3);
+  EXPECT_EQ(e[0][0].cells, 0);  // on the root alone 0.5-2 cells lie inside the clouds
+  for (int levels = 1; levels <= 3; ++levels) {
+    EXPECT_GT(e[levels][0].cells, 0);
+    EXPECT_LT(e[levels][0].mean, 8e-2);
+    EXPECT_LT(e[levels][1].mean, 2.7e-2);
+  }
+}
+
 TEST(UniformSphere, IsolatedPotentialMatchesTheAnalyticSolution) {
   const SphereError a = sphere_potential_error(32), b = sphere_potential_error(64);
   std::printf(
