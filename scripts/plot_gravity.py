@@ -4,6 +4,7 @@
 Usage:
   plot_gravity.py energy LOG [LOG ...] --out FILE.png [--e0 E0 --w0 W0]
   plot_gravity.py sphere PLOTFILE --out FILE.png
+  plot_gravity.py point-masses PLOTFILE [PLOTFILE ...] --out FILE.png
 
 energy: the "gravity:" lines of `tessera run` logs (potential energy W and total energy
 E + W, every run.log_interval steps): W, the gas energy E (thermal + kinetic [+ magnetic])
@@ -15,11 +16,17 @@ sphere: the potential phi of a uniform_sphere plot file against radius, with the
 analytic -2 pi G rho (R^2 - r^2/3) inside and -G M / r outside (G, R, density and
 background read from the file's parameters).
 
+point-masses: phi / phi_exact of point_masses plot files (the first of each run, t = 0)
+against the distance to the nearest mass in root cells, phi_exact = -G sum M_i / |x - x_i|
+(masses, positions and G read from each file's parameters), one colour per file labelled
+by its amr.max_level: seed 001's Fig. 15.
+
 Exit codes: 0 done; 2 bad input (bad options, a missing file, no "gravity:" lines, a plot
 file without phi); 3 a file that cannot be read or written.
 """
 
 import argparse
+import json
 import re
 import sys
 
@@ -120,6 +127,76 @@ def sphere(args, plt):
     return fig
 
 
+def read_plot(path):
+    import h5py
+
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        fail(2, f"{path}: cannot open as HDF5 ({e}); expected a plot file")
+    if "VariableNames" not in f.attrs:
+        fail(2, f"{path}: not a Tessera plot file (no VariableNames)")
+    names = [n.decode() for n in f.attrs["VariableNames"]]
+    if "phi" not in names or "grav" not in f:
+        fail(2, f"{path}: no potential (phi) in this plot file")
+    params = f.attrs["Parameters"] if "Parameters" in f.attrs else b""
+    params = params.decode() if isinstance(params, bytes) else str(params)
+    return f, params
+
+
+def param_text(params, section, key):
+    block = re.search(r"\[" + section + r"\](.*?)(\n\[|\Z)", params, re.S)
+    m = re.search(r"^\s*" + key + r" = (.+)$", block.group(1), re.M) if block else None
+    return m.group(1).strip() if m else None
+
+
+def point_masses(args, plt):
+    k = len(args.plotfiles)
+    cols = min(k, 2)
+    rows = (k + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False,
+                             sharex=True, sharey=True)
+    for n, path in enumerate(args.plotfiles):
+        ax = axes[n // cols][n % cols]
+        f, params = read_plot(path)
+        masses = param_text(params, "problem", "masses")
+        positions = param_text(params, "problem", "positions")
+        if masses is None or positions is None:
+            fail(2, f"{path}: no problem.masses / problem.positions (not a point_masses run)")
+        m = np.atleast_1d(np.array(json.loads(masses), dtype=float))
+        x = np.array(json.loads(positions), dtype=float).reshape(-1, 3)
+        G = float(param_text(params, "gravity", "G") or 1.0)
+        nx = int(re.search(r"\[(\d+)", param_text(params, "mesh", "nx")).group(1))
+        lo = json.loads(param_text(params, "mesh", "xmin") or "[0, 0, 0]")
+        hi = json.loads(param_text(params, "mesh", "xmax") or "[1, 1, 1]")
+        h0 = (hi[0] - lo[0]) / nx
+        levels = param_text(params, "amr", "max_level") or "0"
+        phi = f["grav"][0]
+        xv, yv, zv = f["x1v"][:], f["x2v"][:], f["x3v"][:]
+        X = np.broadcast_to(xv[:, None, None, :], phi.shape)
+        Y = np.broadcast_to(yv[:, None, :, None], phi.shape)
+        Z = np.broadcast_to(zv[:, :, None, None], phi.shape)
+        exact = np.zeros(phi.shape)
+        nearest = np.full(phi.shape, np.inf)
+        for mi, xi in zip(m, x):
+            r = np.sqrt((X - xi[0]) ** 2 + (Y - xi[1]) ** 2 + (Z - xi[2]) ** 2)
+            exact -= G * mi / np.maximum(r, 1e-300)
+            nearest = np.minimum(nearest, r)
+        ax.plot((nearest / h0).ravel(), (phi / exact).ravel(), ".", ms=1, alpha=0.3)
+        ax.axhline(1.0, color="k", lw=0.5)
+        ax.set_xscale("log")
+        ax.set_ylim(0.7, 1.2)
+        ax.set_title(f"{levels} refinement levels", fontsize=10)
+        if n // cols == rows - 1:
+            ax.set_xlabel("distance to nearest mass / root cell")
+        if n % cols == 0:
+            ax.set_ylabel("phi / phi_exact")
+    for n in range(k, rows * cols):
+        axes[n // cols][n % cols].axis("off")
+    fig.tight_layout()
+    return fig
+
+
 def main():
     p = argparse.ArgumentParser(description="Figures of self-gravitating runs.")
     sub = p.add_subparsers(dest="what", required=True)
@@ -131,13 +208,17 @@ def main():
     s = sub.add_parser("sphere")
     s.add_argument("plotfile")
     s.add_argument("--out", required=True)
+    q = sub.add_parser("point-masses")
+    q.add_argument("plotfiles", nargs="+")
+    q.add_argument("--out", required=True)
     args = p.parse_args()
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = energy(args, plt) if args.what == "energy" else sphere(args, plt)
+    figure = {"energy": energy, "sphere": sphere, "point-masses": point_masses}[args.what]
+    fig = figure(args, plt)
     try:
         fig.savefig(args.out, dpi=110)
     except OSError as err:

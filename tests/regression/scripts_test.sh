@@ -96,6 +96,11 @@ png_ok "$work/sphere.png" || fail "plot_gravity.py sphere wrote no PNG"
 $py "$src/scripts/plot_gravity.py" energy "$work/evrard.log" --e0 -0.6166666666666667 \
   --w0 -0.6666666666666666 --out "$work/energy.png" >/dev/null || fail "plot_gravity.py energy exited $?"
 png_ok "$work/energy.png" || fail "plot_gravity.py energy wrote no PNG"
+"$tessera" run "$src/problems/point_masses/point_masses.toml" amr.max_level=1 \
+  output.dir="$work/masses" >/dev/null 2>&1 || fail "point_masses run exited $?"
+$py "$src/scripts/plot_gravity.py" point-masses "$work"/masses/point_masses.00000.athdf \
+  --out "$work/masses.png" >/dev/null || fail "plot_gravity.py point-masses exited $?"
+png_ok "$work/masses.png" || fail "plot_gravity.py point-masses wrote no PNG"
 
 # --- Errors. expect CODE NAME PHRASE... -- COMMAND...: COMMAND exits CODE, its stderr has a
 # line starting "<script>: error: " and every PHRASE, and no Python traceback.
@@ -146,6 +151,8 @@ expect 2 "plot_gravity.py: log without gravity" "fewer than two 'gravity:' lines
   "$py" "$src/scripts/plot_gravity.py" energy "$work/sedov.log" --out "$err/out.png"
 expect 2 "plot_gravity.py: missing log" "expected the log of a run" -- \
   "$py" "$src/scripts/plot_gravity.py" energy "$err/none.log" --out "$err/out.png"
+expect 2 "plot_gravity.py: not a point_masses file" "not a point_masses run" -- \
+  "$py" "$src/scripts/plot_gravity.py" point-masses "$sphere" --out "$err/out.png"
 expect 2 "plot_gravity.py: plot file without phi" "no potential (phi)" -- \
   "$py" "$src/scripts/plot_gravity.py" sphere "$sod" --out "$err/out.png"
 expect 2 "plot_gravity.py: not HDF5" "expected a plot file" -- \
