@@ -80,20 +80,25 @@ def energy(args, plt):
     return fig
 
 
-def sphere(args, plt):
+def read_plot(path):
     import h5py
 
     try:
-        f = h5py.File(args.plotfile, "r")
+        f = h5py.File(path, "r")
     except OSError as e:
-        fail(2, f"{args.plotfile}: cannot open as HDF5 ({e}); expected a plot file")
+        fail(2, f"{path}: cannot open as HDF5 ({e}); expected a plot file")
     if "VariableNames" not in f.attrs:
-        fail(2, f"{args.plotfile}: not a Tessera plot file (no VariableNames)")
+        fail(2, f"{path}: not a Tessera plot file (no VariableNames)")
     names = [n.decode() for n in f.attrs["VariableNames"]]
     if "phi" not in names or "grav" not in f:
-        fail(2, f"{args.plotfile}: no potential (phi) in this plot file")
+        fail(2, f"{path}: no potential (phi) in this plot file")
     params = f.attrs["Parameters"] if "Parameters" in f.attrs else b""
     params = params.decode() if isinstance(params, bytes) else str(params)
+    return f, params
+
+
+def sphere(args, plt):
+    f, params = read_plot(args.plotfile)
 
     def param(section, key, default):
         block = re.search(r"\[" + section + r"\](.*?)(\n\[|\Z)", params, re.S)
@@ -125,23 +130,6 @@ def sphere(args, plt):
     ax.legend()
     fig.tight_layout()
     return fig
-
-
-def read_plot(path):
-    import h5py
-
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        fail(2, f"{path}: cannot open as HDF5 ({e}); expected a plot file")
-    if "VariableNames" not in f.attrs:
-        fail(2, f"{path}: not a Tessera plot file (no VariableNames)")
-    names = [n.decode() for n in f.attrs["VariableNames"]]
-    if "phi" not in names or "grav" not in f:
-        fail(2, f"{path}: no potential (phi) in this plot file")
-    params = f.attrs["Parameters"] if "Parameters" in f.attrs else b""
-    params = params.decode() if isinstance(params, bytes) else str(params)
-    return f, params
 
 
 def param_text(params, section, key):

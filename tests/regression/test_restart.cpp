@@ -156,9 +156,8 @@ TEST(RestartParameters, EveryShippedFileRoundTripsThroughTheCheckpointText) {
       const Params p = load_run_params(f.path().string(), {});
       const std::string text = p.to_toml();
       try {
-        const Params q =
-            load_params_from_string(text, "stored parameters of " + f.path().string(), {},
-                                    parameter_schema());
+        const Params q = load_params_from_string(text, "stored parameters of " + f.path().string(),
+                                                 {}, parameter_schema());
         EXPECT_EQ(q.to_toml(), text) << f.path();
       } catch (const Error& e) {
         ADD_FAILURE() << f.path() << ": " << e.what();

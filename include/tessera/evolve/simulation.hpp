@@ -166,7 +166,7 @@ class Simulation {
   std::unique_ptr<HydroPass> hydro_;
   std::unique_ptr<gravity::SelfGravity> gravity_;  // gravity.enabled only
   std::unique_ptr<GravityPass> gravity_kick_, gravity_solve_kick_;
-  std::unique_ptr<PoissonPass> poisson_;       // refined levels' SOR (gravity with AMR)
+  std::unique_ptr<PoissonPass> poisson_;        // refined levels' SOR (gravity with AMR)
   std::unique_ptr<Pipeline> poisson_pipeline_;  // the SOR pass's
   SorStats sor_stats_;
   long long sor_unconverged_logged_ = 0;
