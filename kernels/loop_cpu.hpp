@@ -6,6 +6,7 @@
 #pragma once
 
 #include "kernels/mol_stages.hpp"
+#include "kernels/relaxing_tvd.hpp"
 
 namespace tessera::kernels {
 
@@ -15,6 +16,14 @@ struct CpuGroupLoop {
     for (int k = lo; k < hi; ++k)
       for (int j = lo; j < hi; ++j)
         for (int i = lo; i < hi; ++i) op(0, i, j, k);
+  }
+
+  // The cells [lo, hi) of each dimension (relaxing_tvd.hpp's Range3), in memory order.
+  template <class Op>
+  [[gnu::flatten]] void range(const Range3& r, const Op& op) const {
+    for (int k = r.lo[2]; k < r.hi[2]; ++k)
+      for (int j = r.lo[1]; j < r.hi[1]; ++j)
+        for (int i = r.lo[0]; i < r.hi[0]; ++i) op(0, i, j, k);
   }
 
   // Direction by direction, so that each direction's faces are visited in memory order.

@@ -8,6 +8,7 @@
 #include <climits>
 
 #include "kernels/mol_stages.hpp"
+#include "kernels/relaxing_tvd.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -39,6 +40,16 @@ __global__ void box_kernel(Op op, int count, int lo, int hi) {
   int g, p[3];
   if (!box_thread<Op::kGhost>(count, g, p)) return;
   if (p[0] < lo || p[0] >= hi || p[1] < lo || p[1] >= hi || p[2] < lo || p[2] >= hi) return;
+  op(g, p[0], p[1], p[2]);
+}
+
+// The cells [lo, hi) of each dimension of every group's box (relaxing_tvd.hpp).
+template <class Op>
+__global__ void range_kernel(Op op, int count, Range3 r) {
+  int g, p[3];
+  if (!box_thread<Op::kGhost>(count, g, p)) return;
+  for (int d = 0; d < 3; ++d)
+    if (p[d] < r.lo[d] || p[d] >= r.hi[d]) return;
   op(g, p[0], p[1], p[2]);
 }
 
@@ -94,6 +105,10 @@ struct CudaLoop {
   template <class Op>
   void box(int lo, int hi, const Op& op) const {
     box_kernel<<<count * CuBox<Op::kGhost>::kBlocks, kCuThreads, 0, stream>>>(op, count, lo, hi);
+  }
+  template <class Op>
+  void range(const Range3& r, const Op& op) const {
+    range_kernel<<<count * CuBox<Op::kGhost>::kBlocks, kCuThreads, 0, stream>>>(op, count, r);
   }
   template <class Op>
   void faces(int lo, int hi, const Op& op) const {

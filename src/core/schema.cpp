@@ -111,6 +111,15 @@ std::vector<ParamSpec> core_specs() {
       real("hydro", "cfl", 0.3, {0, 1, true, false},
            "Courant number: dt = cfl * dx / max(|v_d| + c_s); stable up to ~1/3 for fully 3D "
            "flow, up to ~0.9 for flow along one axis"),
+      choice("hydro", "scheme", "mol", {"mol", "relaxing_tvd"},
+             "hydro scheme: mol (method of lines: reconstruction, Riemann solver and "
+             "hydro.integrator) or relaxing_tvd (Trac & Pen 2003, as in GAMER: dimensionally "
+             "split, a forward x-y-z sweep and a backward z-y-x sweep in alternate steps, "
+             "3 ghost layers, limiter hydro.tvd_limiter; hydrodynamics only, stable for "
+             "hydro.cfl up to ~0.9 in 3D flow)"),
+      choice("hydro", "tvd_limiter", "vanleer", {"vanleer", "minmod", "mc", "superbee"},
+             "flux limiter of the relaxing_tvd scheme: vanleer (harmonic mean, as Trac & Pen), "
+             "minmod, mc (monotonized central) or superbee"),
       choice("hydro", "reconstruction", "plm", {"plm", "pcm"},
              "spatial reconstruction of primitive variables (plm: second order, pcm: first)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},

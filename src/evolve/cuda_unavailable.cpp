@@ -3,6 +3,7 @@
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/mol_solver.hpp"
+#include "tessera/evolve/relaxing_tvd_solver.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/gravity/sor_solver.hpp"
 
@@ -15,6 +16,10 @@ std::unique_ptr<Executor> make_cuda_executor(int, int) {
 }
 
 void MolSolver::solve_device(const DeviceBatch&, void*) const {
+  throw Error(ErrorKind::kInternal, "a device solve was requested from a build without CUDA");
+}
+
+void RelaxingTvdSolver::solve_device(const DeviceBatch&, void*) const {
   throw Error(ErrorKind::kInternal, "a device solve was requested from a build without CUDA");
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/group_layout.hpp"
 #include "kernels/mol_cpu.hpp"
+#include "kernels/relaxing_tvd.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -89,7 +90,10 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
       params.string("hydro.reconstruction") == "plm" && params.string("hydro.limiter") == "mc_ep";
   const auto integrator = params.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2
                                                                      : kernels::Integrator::kRk2;
-  const GroupShape shape{kernels::ghost_width(integrator, wide ? 3 : 2), nvar, nvar, nvar};
+  const int ghost = params.string("hydro.scheme") == "relaxing_tvd"
+                        ? kernels::kGhostRtvd
+                        : kernels::ghost_width(integrator, wide ? 3 : 2);
+  const GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
   // The solver's own scratch per thread.

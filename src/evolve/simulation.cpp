@@ -107,7 +107,20 @@ Simulation::Simulation(Params params)
   kernels::MolParams mol{};
   mol.phys = model_.params();
   mol.scalars = model_.num_scalars();
-  hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
+  if (params_.string("hydro.scheme") == "relaxing_tvd") {
+    const std::string& l = params_.string("hydro.tvd_limiter");
+    const auto limiter = l == "minmod"     ? kernels::TvdLimiter::kMinmod
+                         : l == "mc"       ? kernels::TvdLimiter::kMc
+                         : l == "superbee" ? kernels::TvdLimiter::kSuperbee
+                                           : kernels::TvdLimiter::kVanLeer;
+    hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol, limiter);
+    log_line(
+        "hydro: relaxing TVD (Trac & Pen 2003), %s flux limiter, dimensionally split sweeps "
+        "x-y-z and z-y-x in alternate steps of each level",
+        l.c_str());
+  } else {
+    hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
+  }
   // Device residency: the default for GPU runs without refinement whose data fit.
   const std::string& resident = params_.string("gpu.resident");
   const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
@@ -153,7 +166,7 @@ Simulation::Simulation(Params params)
   if (resident_mode_ && batch == 0)  // no more than the level has: buffers are per group
     batch = static_cast<int>(std::min<long long>(4LL * executor_->preferred_batch(),
                                                  std::max<long long>(1, memory_.root_patches / 8)));
-  pipeline_ = std::make_unique<Pipeline>(*executor_, batch, hydro_->mol());
+  pipeline_ = std::make_unique<Pipeline>(*executor_, batch, hydro_->group_solver());
   hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
   if (self_gravity) {
@@ -352,10 +365,16 @@ double Simulation::root_dt() const {
 // average replaces the covered cells.
 void Simulation::advance(int level, double dt, double coarse_weight, double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
-  const LevelStep step{
-      *mesh_,           level,      dt,      coarse_weight,
-      step_ + 1,        registers_, timers_, resident_mode_ ? resident_.get() : nullptr,
-      coarse_weight_end};
+  const LevelStep step{*mesh_,
+                       level,
+                       dt,
+                       coarse_weight,
+                       step_ + 1,
+                       registers_,
+                       timers_,
+                       resident_mode_ ? resident_.get() : nullptr,
+                       coarse_weight_end,
+                       level_steps_[level]};
   double speed = 0;
   for (Pass* pass : schedule_) {
     const PassStats s = pass->run(step);

@@ -30,6 +30,11 @@ kernels::Physics physics_of(const Params& p) {
                   "mhd.enabled = true needs hydro.eos = \"adiabatic\" (got \"" + eos +
                       "\"): the MHD equations have an energy equation; for nearly isothermal "
                       "magnetised gas use a gamma close to 1 (e.g. hydro.gamma = 1.001)");
+    if (p.string("hydro.scheme") == "relaxing_tvd")
+      throw Error(ErrorKind::kInput,
+                  "hydro.scheme = \"relaxing_tvd\" solves the hydrodynamic equations only, and "
+                  "mhd.enabled = true: use hydro.scheme = \"mol\" for MHD (GLM-MHD with the "
+                  "HLL-family solvers)");
     if (riemann == "hllc")
       throw Error(ErrorKind::kInput,
                   "hydro.riemann = \"hllc\" is a hydrodynamics solver and mhd.enabled = true: "

@@ -11,6 +11,8 @@
 
 #include "kernels/mol_cpu.hpp"
 #include "kernels/mol_cuda.cuh"
+#include "kernels/rtvd_cpu.hpp"
+#include "kernels/rtvd_cuda.cuh"
 #include "src/evolve/cuda/cuda_util.cuh"
 #include "tessera/evolve/executor.hpp"
 
@@ -117,6 +119,11 @@ struct ExtremeCounts {
   long long floored = 0;
   int bad_groups = 0;
 };
+double compare_outputs(int count, int nvar, const std::vector<Real>& out_cpu,
+                       const std::vector<Real>& out_gpu, const std::vector<Real>& flux_cpu,
+                       const std::vector<Real>& flux_gpu, const std::vector<GroupResult>& res_cpu,
+                       const std::vector<GroupResult>& res_gpu, ExtremeCounts* extreme);
+
 double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                         ExtremeCounts* extreme = nullptr) {
   const Scheme& scheme = cs.scheme;
@@ -156,6 +163,16 @@ double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                                 cudaMemcpyDeviceToHost));
   TESSERA_CUDA_CHECK(
       cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
+  return compare_outputs(count, nvar, out_cpu, out_gpu, flux_cpu, flux_gpu, res_cpu, res_gpu,
+                         extreme);
+}
+
+// The comparison of compare_with_cpu (above) on two backends' outputs of `count` groups.
+double compare_outputs(int count, int nvar, const std::vector<Real>& out_cpu,
+                       const std::vector<Real>& out_gpu, const std::vector<Real>& flux_cpu,
+                       const std::vector<Real>& flux_gpu, const std::vector<GroupResult>& res_cpu,
+                       const std::vector<GroupResult>& res_gpu, ExtremeCounts* extreme) {
+  const std::size_t out_reals = group_out_reals(nvar), flux_reals = group_flux_reals(nvar);
   double worst = 0;
   long long finite_mismatch = 0;
   auto rel = [](double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-300); };
@@ -198,6 +215,53 @@ double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
   }
   EXPECT_EQ(finite_mismatch, 0) << "values finite on one backend and not on the other";
   return worst;
+}
+
+// The relaxing-TVD solver on both backends (cs.scheme gives the physics; boxes with its 3
+// ghost layers), compared as compare_with_cpu does; forward or backward sweeps.
+double compare_rtvd_with_cpu(const Case& cs, TvdLimiter limiter, bool forward, int count,
+                             std::uint64_t seed, ExtremeCounts* extreme = nullptr) {
+  const int nvar = cs.nvar();
+  RtvdParams prm;
+  prm.phys = {{kGamma, Real(1e-10), Real(1e-12)},
+              {kIsoSoundSpeed, Real(1e-10)},
+              {kGamma, Real(1e-10), Real(1e-12), kGlmSpeed, kPsiDecay}};
+  prm.dt_over_dx = Real(0.1);
+  prm.scalars = cs.scalars;
+  prm.forward = forward;
+  const std::size_t in_reals = group_in_reals(kGhostRtvd, nvar), out_reals = group_out_reals(nvar);
+  const std::size_t flux_reals = group_flux_reals(nvar);
+  const std::vector<Real> in = random_groups(cs, count, seed, kGhostRtvd, extreme != nullptr);
+  std::vector<Real> out_cpu(count * out_reals), flux_cpu(count * flux_reals);
+  std::vector<GroupResult> res_cpu(count);
+  std::vector<Real> scratch(rtvd_scratch_reals(nvar));
+  for (int g = 0; g < count; ++g)
+    rtvd_group_cpu(cs.scheme.physics, limiter, prm, in.data() + g * in_reals,
+                   out_cpu.data() + g * out_reals, flux_cpu.data() + g * flux_reals, &res_cpu[g],
+                   scratch.data());
+  cuda::DeviceBuffer<Real> d_in(in.size()), d_scratch(5 * in.size()), d_out(out_cpu.size()),
+      d_planes(flux_cpu.size());
+  cuda::DeviceBuffer<GroupResult> d_res(count);
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(Real), cudaMemcpyHostToDevice));
+  Real* sc = d_scratch.get();
+  const std::size_t box = in.size();
+  const RtvdArrays view{d_in.get(),   sc,           sc + box,    sc + 2 * box,
+                        sc + 3 * box, sc + 4 * box, d_out.get(), d_planes.get(),
+                        d_res.get(),  count,        nvar};
+  launch_rtvd(cs.scheme.physics, limiter, view, prm, 0);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
+  std::vector<GroupResult> res_gpu(count);
+  TESSERA_CUDA_CHECK(cudaMemcpy(out_gpu.data(), d_out.get(), out_gpu.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes.get(), flux_gpu.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
+  return compare_outputs(count, nvar, out_cpu, out_gpu, flux_cpu, flux_gpu, res_cpu, res_gpu,
+                         extreme);
 }
 
 // Every physics x reconstruction x Riemann solver x integrator: adiabatic gas without

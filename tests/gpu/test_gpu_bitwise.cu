@@ -25,5 +25,25 @@ TEST(GpuKernelsNoFma, FloorsAndBadCellsBitwiseEqualToCpu) {
   }
 }
 
+// The relaxing-TVD solver: both physics (isothermal with a scalar), every flux limiter,
+// forward and backward sweeps, with floors and bad cells.
+TEST(GpuKernelsNoFma, RelaxingTvdBitwiseEqualToCpu) {
+  int seed = 500;
+  for (auto ph : {Physics::kAdiabatic, Physics::kIsothermal})
+    for (auto lim :
+         {TvdLimiter::kVanLeer, TvdLimiter::kMinmod, TvdLimiter::kMc, TvdLimiter::kSuperbee})
+      for (bool forward : {true, false}) {
+        const Case cs{{Reconstruction::kPlmMc, RiemannSolver::kHll, Integrator::kRk2, ph},
+                      ph == Physics::kIsothermal ? 1 : 0};
+        const std::string what = case_name(cs) + " limiter " + std::to_string(int(lim)) +
+                                 (forward ? " forward" : " backward");
+        EXPECT_EQ(compare_rtvd_with_cpu(cs, lim, forward, 8, ++seed), 0.0) << what;
+        ExtremeCounts counts;
+        EXPECT_EQ(compare_rtvd_with_cpu(cs, lim, forward, 8, ++seed, &counts), 0.0) << what;
+        EXPECT_GT(counts.floored, 0) << what;
+        EXPECT_EQ(counts.bad_groups, 2) << what;  // groups 3 and 7
+      }
+}
+
 }  // namespace
 }  // namespace tessera::kernels

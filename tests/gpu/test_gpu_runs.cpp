@@ -29,8 +29,11 @@ namespace {
 std::unique_ptr<evolve::Simulation> run(const std::string& backend, const std::string& integrator,
                                         bool mhd) {
   set_log_quiet(true);
-  std::vector<std::string> ov = {"output.enabled=false", "run.backend=" + backend,
-                                 "hydro.integrator=" + integrator};
+  std::vector<std::string> ov = {"output.enabled=false", "run.backend=" + backend};
+  if (integrator == "relaxing_tvd")
+    ov.insert(ov.end(), {"hydro.scheme=relaxing_tvd", "hydro.cfl=0.8"});
+  else
+    ov.push_back("hydro.integrator=" + integrator);
   std::string file = "/problems/blob/blob.toml";
   if (mhd) {
     file = "/problems/mhd_blast/mhd_blast.toml";
@@ -90,6 +93,10 @@ TEST(GpuRuns, AmrBlobMatchesCpu) {
 
 TEST(GpuRuns, Vl2AmrBlobMatchesCpu) {
   expect_gpu_matches_cpu("vl2");
+}
+
+TEST(GpuRuns, RelaxingTvdAmrBlobMatchesCpu) {
+  expect_gpu_matches_cpu("relaxing_tvd");
 }
 
 TEST(GpuRuns, AmrMhdBlastMatchesCpu) {

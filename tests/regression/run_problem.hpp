@@ -20,6 +20,14 @@ inline std::string backend_override() {
   return std::string("run.backend=") + (b && *b ? b : "cpu");
 }
 
+// The overrides that select a hydro scheme by a test's label: "rk2" or "vl2" (the MOL
+// integrators) or "relaxing_tvd" (that scheme at the Courant number it is used with, 0.8,
+// and its default van Leer flux limiter).
+inline std::vector<std::string> scheme_overrides(const std::string& label) {
+  if (label == "relaxing_tvd") return {"hydro.scheme=relaxing_tvd", "hydro.cfl=0.8"};
+  return {"hydro.integrator=" + label};
+}
+
 // Runs problems/<file> to its end with the given overrides (plot files off).
 inline std::unique_ptr<evolve::Simulation> run_problem(const std::string& file,
                                                        std::vector<std::string> overrides) {

@@ -34,9 +34,10 @@ void expect_conservation(bool subcycle, const std::string& integrator = "rk2",
   std::vector<std::string> ov = {"amr.max_level=2",
                                  "problem.width=0.06",
                                  "run.max_steps=100",
+                                 "run.t_end=100",  // 100 steps even at a large Courant number
                                  std::string("amr.subcycle=") + (subcycle ? "true" : "false"),
-                                 "hydro.integrator=" + integrator,
                                  "hydro.limiter=" + limiter};
+  for (const auto& o : testing::scheme_overrides(integrator)) ov.push_back(o);
   set_log_quiet(true);
   ov.push_back("output.enabled=false");
   ov.push_back(testing::backend_override());
@@ -78,6 +79,14 @@ TEST(AmrConservation, SharedTimeStepMovingRefinement) {
 }
 TEST(AmrConservation, Vl2SubcyclingMovingRefinement) {
   expect_conservation(true, "vl2");
+}
+// The relaxing-TVD sweeps' face fluxes in the flux registers (one sweep per direction and
+// step, weight 1).
+TEST(AmrConservation, RelaxingTvdSubcyclingMovingRefinement) {
+  expect_conservation(true, "relaxing_tvd");
+}
+TEST(AmrConservation, RelaxingTvdSharedTimeStepMovingRefinement) {
+  expect_conservation(false, "relaxing_tvd");
 }
 // The mc_ep limiter's 6 ghost layers: fine ghost zones reach 4 coarse cells beyond the
 // parent (interpolation stencil included), and the flux planes are the same. With the

@@ -351,4 +351,12 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   expect_accepted("check " + kSphere + " hydro.eos=isothermal");
 }
 
+// The relaxing-TVD scheme is hydrodynamics only: MHD with it is refused, with the way out.
+TEST(ProblemValidation, RelaxingTvdRejectsMhd) {
+  expect_rejected("check " + problem_file("mhd_blast") + " hydro.scheme=relaxing_tvd",
+                  {"hydro.scheme = \"relaxing_tvd\"", "mhd.enabled = true", "\"mol\""});
+  expect_accepted("check " + kBlob +
+                  " hydro.scheme=relaxing_tvd hydro.eos=isothermal hydro.tvd_limiter=superbee");
+}
+
 }  // namespace

@@ -179,6 +179,18 @@ TEST(RestartBitwise, UniformSedovVl2) {
   expect_bitwise_equal(*r.full, *r.restarted);
 }
 
+// The sweep order alternates with the level's step count, which the checkpoint carries:
+// 15 steps, restarted from step 7, so the restart begins with a backward sweep.
+TEST(RestartBitwise, AmrRelaxingTvd) {
+  const auto dir = fresh_dir("amr_rtvd");
+  const auto r = run_and_restart(
+      "blob/blob.toml",
+      {"mesh.nx=[16,16,16]", "amr.max_level=2", "hydro.scheme=relaxing_tvd", "hydro.cfl=0.8"}, 15,
+      dir);
+  EXPECT_GT(r.full->mesh().num_levels(), 2);
+  expect_bitwise_equal(*r.full, *r.restarted);
+}
+
 TEST(RestartBitwise, AmrSubcycling) {
   // The blob moves, so the hierarchy changes after the checkpoint (regrid every 2 steps).
   const auto dir = fresh_dir("amr");

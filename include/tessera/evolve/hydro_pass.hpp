@@ -1,11 +1,14 @@
-// The hydro pass: the method-of-lines solver (mol_solver.hpp) on every field of the
-// physics and the passive scalars, refluxed at coarse-fine faces.
+// The hydro pass: the method-of-lines solver (mol_solver.hpp), or the relaxing-TVD one
+// (relaxing_tvd_solver.hpp), on every field of the physics and the passive scalars,
+// refluxed at coarse-fine faces.
 #pragma once
 
 #include <cmath>
+#include <memory>
 
 #include "tessera/evolve/mol_solver.hpp"
 #include "tessera/evolve/pass.hpp"
+#include "tessera/evolve/relaxing_tvd_solver.hpp"
 
 namespace tessera::evolve {
 
@@ -14,6 +17,11 @@ class HydroPass final : public GroupPass {
   // The solver's variables are the first fields of the registry (physics::Model::fields).
   HydroPass(const kernels::Scheme& scheme, const kernels::MolParams& params)
       : solver_(scheme, params) {}
+  // The relaxing-TVD scheme with `limiter` in place of the MOL solver (hydro.scheme).
+  HydroPass(const kernels::Scheme& scheme, const kernels::MolParams& params,
+            kernels::TvdLimiter limiter)
+      : solver_(scheme, params),
+        rtvd_(std::make_unique<RelaxingTvdSolver>(scheme.physics, limiter, params)) {}
 
   std::string name() const override { return "hydro"; }
   FieldRange inputs() const override { return {0, solver_.nvar()}; }
@@ -21,6 +29,12 @@ class HydroPass final : public GroupPass {
   bool refluxes() const override { return true; }
   const GroupSolver& solver(const LevelStep& s) override {
     const double dt_over_dx = s.dt / s.mesh.dx(s.level);
+    if (rtvd_) {
+      // Forward (x -> y -> z) and backward sweeps alternate from one step of the level to
+      // the next (kernels/relaxing_tvd.hpp).
+      rtvd_->set_step(Real(dt_over_dx), s.level_step % 2 == 0);
+      return *rtvd_;
+    }
     solver_.set_dt_over_dx(Real(dt_over_dx));
     // Mixed GLM cleaning (Mignone & Tzeferacos 2010 eq. 27): psi *= exp(-alpha ch dt/dx).
     solver_.set_glm(Real(glm_speed_), Real(std::exp(-glm_alpha_ * glm_speed_ * dt_over_dx)));
@@ -33,9 +47,15 @@ class HydroPass final : public GroupPass {
     glm_alpha_ = alpha;
   }
   const MolSolver& mol() const { return solver_; }
+  // The solver the pass runs (what its pipeline is built for).
+  const GroupSolver& group_solver() const {
+    return rtvd_ ? static_cast<const GroupSolver&>(*rtvd_) : solver_;
+  }
+  const RelaxingTvdSolver* relaxing_tvd() const { return rtvd_.get(); }
 
  private:
   MolSolver solver_;
+  std::unique_ptr<RelaxingTvdSolver> rtvd_;
   double glm_speed_ = 1;
   double glm_alpha_ = 0;
 };

@@ -41,6 +41,9 @@ struct LevelStep {
   DeviceMesh* resident = nullptr;
   // The end of this step within the parent's (the time of a solve after the hydro pass).
   double coarse_weight_end = 1.0;
+  // Steps this level took before this one (the relaxing-TVD scheme alternates its sweep
+  // order with it).
+  long level_step = 0;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).
