@@ -10,7 +10,8 @@ A slice shows the field on a plane (the mid-plane unless --at says otherwise); a
 Reads the file with h5py only (importing yt would take longer than the plot). Every block
 cut by the mid-plane is painted into one image at the resolution of the finest level
 present (capped by --max-pixels), coarser levels first so that finer data is drawn over
-coarser data should a file hold both; thin outlines show the blocks. Prints the PNG path.
+coarser data should a file hold both; thin outlines show the blocks, coloured by refinement
+level. Prints the PNG path.
 
 Exit codes: 0 done; 2 bad input (a bad option, a missing file or a directory, a file that
 is not a plot file, e.g. a checkpoint, a variable the file lacks, a plane outside the
@@ -118,7 +119,7 @@ class ImageGrid:
             image[j0 : j0 + rows, i0 : i0 + cols] += tile[:rows, :cols]
         else:
             image[j0 : j0 + rows, i0 : i0 + cols] = tile[:rows, :cols]
-        self.outlines.append((faces[h][b][0], faces[v][b][0], width, height))
+        self.outlines.append((faces[h][b][0], faces[v][b][0], width, height, level))
 
 
 def make_slice(f, path, field, axis, max_pixels, at=None):
@@ -218,12 +219,23 @@ def main(argv=None):
     fig, ax = plt.subplots(figsize=(7.0, max(3.0, min(14.0, 5.5 * aspect + 1.0))), dpi=150)
     im = ax.imshow(values, origin="lower", extent=extent, norm=norm, cmap="viridis",
                    interpolation="nearest")
-    ax.add_collection(
-        PatchCollection(
-            [Rectangle((x, y), w, hgt) for x, y, w, hgt in outlines],
-            facecolor="none", edgecolor="white", linewidth=0.3, alpha=0.6,
+    # Block outlines, one colour per refinement level (and a legend when there are several),
+    # so that the adaptive mesh shows.
+    levels = sorted({o[4] for o in outlines})
+    colours = ["white", "#ffb000", "#fe6100", "#dc267f", "#785ef0", "#648fff"]
+    for lev in levels:
+        colour = colours[lev % len(colours)]
+        ax.add_collection(
+            PatchCollection(
+                [Rectangle((x, y), w, hgt) for x, y, w, hgt, lv in outlines if lv == lev],
+                facecolor="none", edgecolor=colour, linewidth=0.3 if lev == 0 else 0.5,
+                alpha=0.6 if lev == 0 else 0.8,
+            )
         )
-    )
+        if len(levels) > 1:
+            ax.plot([], [], color=colour, linewidth=1.5, label=f"level {lev} blocks")
+    if len(levels) > 1:
+        ax.legend(loc="upper right", fontsize=7, framealpha=0.6)
     ax.set_xlim(extent[0], extent[1])
     ax.set_ylim(extent[2], extent[3])
     ax.set_xlabel(AXIS_NAMES[h])

@@ -3,7 +3,8 @@
 
 Usage: plot_totals.py LOG [LOG ...] [--out FILE.png]
 
-Reads the "totals:" lines `tessera run` writes every run.log_interval steps (several logs,
+Reads the "totals:" lines of `tessera run` logs (every run.log_interval steps when that is
+set, e.g. run.log_interval=1; about once a minute otherwise; several logs,
 e.g. of a run and its restarts, are joined in order of time; a step repeated after a restart
 is taken once). Plots the relative change of mass and energy and the change of each
 momentum component (relative to the initial total momentum magnitude, or absolute when that
@@ -68,7 +69,7 @@ def main(argv=None):
         what = (f"{found} 'totals:' line{'s' * (found != 1)}" if found < 2
                 else "'totals:' lines of a single step")
         raise bad_input(f"{which}: {what}; expected those of at least two steps (`tessera run` "
-                        f"writes one every run.log_interval steps)")
+                        f"writes one every run.log_interval steps, e.g. run.log_interval=1)")
     data = np.array([rows[k] for k in sorted(rows)])
     t, mass, mom, energy = data[:, 0], data[:, 1], data[:, 2:5], data[:, 5]
     rel_mass = (mass - mass[0]) / abs(mass[0])

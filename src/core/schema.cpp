@@ -47,7 +47,12 @@ std::vector<ParamSpec> core_specs() {
            "host memory the run may use, in GB (1e9 bytes); runs and refinements that would "
            "exceed it are refused (exit 6); 0: what the machine, or the job's memory limit, "
            "has available"),
-      integer("run", "log_interval", std::int64_t(1), {1, kInf}, "steps between log lines"),
+      integer("run", "log_interval", std::int64_t(0), {0, kInf},
+              "steps between the log's step lines, each followed by a totals line (mass, "
+              "momentum, energy; 1: every step); 0: a step line every run.log_seconds of wall "
+              "time, a totals line about every minute, and both for the first and last step"),
+      real("run", "log_seconds", 10.0, {0, kInf, false, true},
+           "wall-clock seconds between the log's step lines when run.log_interval = 0"),
       {"run",
        "wall_time",
        ParamType::kString,
@@ -310,7 +315,7 @@ namespace {
 // Keys a restart may change; besides them every [gpu] and [output] key (the GPU's batching
 // and the outputs change no number of the solution).
 const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps", "run.threads",
-                                    "run.log_interval", "run.wall_time", "run.backend",
+                                    "run.log_interval", "run.log_seconds", "run.wall_time", "run.backend",
                                     "run.memory_limit"};
 const char* const kRestartSections[] = {"gpu", "output"};
 }  // namespace

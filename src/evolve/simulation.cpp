@@ -519,6 +519,8 @@ RunSummary Simulation::run(const RunControl& control) {
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
+  const double log_seconds = params_.real("run.log_seconds");
+  bool logged_step = false;
   const long regrid_every = static_cast<long>(params_.integer("amr.regrid_interval"));
   const double out_dt = params_.real("output.dt");
   const double ck_dt = params_.real("output.checkpoint_dt");
@@ -548,7 +550,7 @@ RunSummary Simulation::run(const RunControl& control) {
   const long long updates0 = cell_updates_;
   // The log line's rate covers the steps since the previous log line, end to end: all of
   // the loop's wall time except plot and checkpoint writing.
-  double log_wall = wall0, log_output = output0;
+  double log_wall = wall0, log_output = output0, totals_wall = wall0;
   long long log_updates = updates0;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
@@ -602,7 +604,12 @@ RunSummary Simulation::run(const RunControl& control) {
       const double w1 = timers_.total();
       slowest_step = std::max(0.9 * slowest_step, w1 - w0);
       const bool finishing = time_ >= t_end || step_ >= max_steps;
-      if (step_ % log_every == 0 || finishing) {
+      // Step lines every log_every steps, or by wall time (log_seconds) when that is 0, the
+      // first and the last step always; totals with each of them when the interval is in
+      // steps, else about every minute (six step lines).
+      const bool due = log_every > 0 ? step_ % log_every == 0
+                                     : (!logged_step || w1 - log_wall >= log_seconds);
+      if (due || finishing) {
         const double out = timers_.seconds(Stage::kOutput);
         const double busy = (w1 - log_wall) - (out - log_output);
         log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
@@ -610,7 +617,11 @@ RunSummary Simulation::run(const RunControl& control) {
                  (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
                  floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
         log_updates = cell_updates_;
-        log_totals_line();
+        if (log_every > 0 || finishing || !logged_step || w1 - totals_wall >= 6 * log_seconds) {
+          log_totals_line();
+          totals_wall = w1;
+        }
+        logged_step = true;
         log_wall = w1;
         log_output = out;
       }
