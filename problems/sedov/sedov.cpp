@@ -12,37 +12,6 @@ namespace tessera::problems {
 
 namespace {
 
-// Fraction of the cell inside the sphere of radius r0 about c: exact for cells wholly
-// inside or outside, else the fraction of 16^3 sub-sample points inside, so the deposited
-// energy converges to E as the sphere is resolved (and holds E within 10% down to
-// r0 = 0.15 cell widths, see validate_sedov).
-double sphere_volume_fraction(const CellBox& cell, const std::array<double, 3>& c, double r0) {
-  double near = 0, far = 0;
-  for (int d = 0; d < 3; ++d) {
-    const double a = cell.lo[d] - c[d], b = cell.hi[d] - c[d];
-    const double closest = (a > 0) ? a : (b < 0 ? b : 0.0);
-    const double farthest = std::max(std::fabs(a), std::fabs(b));
-    near += closest * closest;
-    far += farthest * farthest;
-  }
-  if (near >= r0 * r0) return 0;
-  if (far <= r0 * r0) return 1;
-  constexpr int n = 16;
-  int inside = 0;
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const int q[3] = {i, j, k};
-        double r2 = 0;
-        for (int d = 0; d < 3; ++d) {
-          const double x = cell.lo[d] + (q[d] + 0.5) / n * (cell.hi[d] - cell.lo[d]);
-          r2 += (x - c[d]) * (x - c[d]);
-        }
-        inside += r2 < r0 * r0;
-      }
-  return double(inside) / (n * n * n);
-}
-
 class Sedov final : public Problem {
  public:
   explicit Sedov(const Params& p)

@@ -207,6 +207,33 @@ void check_feature_resolution(const Params& params, const mesh::Geometry& g, dou
                                       what.c_str(), grid(0).c_str()));
 }
 
+double sphere_volume_fraction(const CellBox& cell, const std::array<double, 3>& c, double r0) {
+  double near = 0, far = 0;
+  for (int d = 0; d < 3; ++d) {
+    const double a = cell.lo[d] - c[d], b = cell.hi[d] - c[d];
+    const double closest = (a > 0) ? a : (b < 0 ? b : 0.0);
+    const double farthest = std::max(std::fabs(a), std::fabs(b));
+    near += closest * closest;
+    far += farthest * farthest;
+  }
+  if (near >= r0 * r0) return 0;
+  if (far <= r0 * r0) return 1;
+  constexpr int n = 16;
+  int inside = 0;
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const int q[3] = {i, j, k};
+        double r2 = 0;
+        for (int d = 0; d < 3; ++d) {
+          const double x = cell.lo[d] + (q[d] + 0.5) / n * (cell.hi[d] - cell.lo[d]);
+          r2 += (x - c[d]) * (x - c[d]);
+        }
+        inside += r2 < r0 * r0;
+      }
+  return double(inside) / (n * n * n);
+}
+
 void gauss_cell_average(const CellBox& cell, int n,
                         const std::function<void(std::array<double, 3>, Real*)>& f, Real* out) {
   static const double kNode[3] = {-std::sqrt(0.6), 0.0, std::sqrt(0.6)};

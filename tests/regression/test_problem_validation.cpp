@@ -359,4 +359,13 @@ TEST(ProblemValidation, RelaxingTvdRejectsMhd) {
                   " hydro.scheme=relaxing_tvd hydro.eos=isothermal hydro.tvd_limiter=superbee");
 }
 
+// The cloud blast: both spheres inside the domain and apart.
+TEST(ProblemValidation, CloudBlastRejectsOverlapAndSpheresBeyondTheDomain) {
+  const std::string f = problem_file("cloud_blast");
+  expect_rejected("check " + f + " problem.cloud_center=[0.05,0,0]", {"overlap", "apart"});
+  expect_rejected("check " + f + " problem.cloud_center=[0.495,0,0]",
+                  {"the cloud", "beyond the domain along x"});
+  expect_rejected("check " + f + " hydro.eos=isothermal", {"thermal energy"});
+}
+
 }  // namespace

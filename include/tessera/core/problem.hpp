@@ -120,6 +120,11 @@ void check_feature_resolution(const Params& params, const mesh::Geometry& g, dou
                               const std::string& what, const std::string& quantity,
                               const std::function<double(double h)>& captured);
 
+// Fraction of the cell inside the sphere of radius r about c: exact for cells wholly
+// inside or outside, else the fraction of 16^3 sub-sample points inside (a deposit of a
+// quantity in the sphere converges to its total as the sphere is resolved).
+double sphere_volume_fraction(const CellBox& cell, const std::array<double, 3>& c, double r);
+
 // Average of a point function over a cell with 3-point Gauss-Legendre quadrature per
 // dimension: exact for polynomials of degree 5, so smooth initial data are cell averages
 // to well below the truncation error of a second-order scheme. f(x, u) writes the n

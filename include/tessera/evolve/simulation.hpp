@@ -115,6 +115,8 @@ class Simulation {
   // Volume integrals of the conserved variables over the domain, one per field in pool
   // order (for hydrodynamics: dens, mom x/y/z, engy, then the scalars' densities).
   std::vector<double> conserved_totals() const;
+  // conserved_totals() at t = 0 (of the run that started from the initial conditions).
+  const std::vector<double>& initial_totals() const { return totals0_; }
   // L1 norm (volume average) of density minus the problem's analytic solution.
   std::optional<double> density_l1_error() const;
   // Self-gravity: the potential energy (1/2) int rho phi dV of the current state (the log's
