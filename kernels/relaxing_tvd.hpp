@@ -104,10 +104,11 @@ using RtvdBox = BoxShape<kGhostRtvd>;
 
 // F^R and F^L (eq. 8) of the physics' variables of conserved state u along Dir into cell c
 // of fr, fl; returns v_d and the freezing speed c = |v_d| + c_s through vn, speed.
+// (`n3`: the distance between variables in fr, fl; RtvdBox::kN3 in the box arrays.)
 template <class Phys, int Dir>
 TESSERA_HD inline void relaxed_fluxes(const typename Phys::Vars& u, Real* fr, Real* fl, int c,
-                                      const typename Phys::Params& p, Real& vn, Real& speed) {
-  constexpr int n3 = RtvdBox::kN3;
+                                      int n3, const typename Phys::Params& p, Real& vn,
+                                      Real& speed) {
   const typename Phys::Vars w = Phys::cons_to_prim(u, p);
   const typename Phys::Vars wr = rotate_to<Phys>(w, Dir), ur = rotate_to<Phys>(u, Dir);
   vn = wr[Phys::kVelX];
@@ -137,7 +138,7 @@ struct RtvdCellFluxes {
     const std::size_t off = std::size_t(g) * nvar * n3;
     const int c = RtvdBox::index(i, j, k);
     Real vn, speed;
-    relaxed_fluxes<Phys, Dir>(load_vars<Phys>(src + off, n3, c), fr + off, fl + off, c, prm, vn,
+    relaxed_fluxes<Phys, Dir>(load_vars<Phys>(src + off, n3, c), fr + off, fl + off, c, n3, prm, vn,
                               speed);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
       const Real s = src[off + v * n3 + c];
@@ -171,7 +172,7 @@ struct RtvdHalfStep {
     for (int v = 0; v < Phys::kNumVars; ++v) u[v] = half(off + v * n3 + c, s);
     Phys::apply_floors(u, prm);  // a state left unphysical is caught at the end of the step
     Real vn, speed;
-    relaxed_fluxes<Phys, Dir>(u, frh + off, flh + off, c, prm, vn, speed);
+    relaxed_fluxes<Phys, Dir>(u, frh + off, flh + off, c, n3, prm, vn, speed);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
       const std::size_t at = off + v * n3 + c;
       const Real sc = half(at, s);
@@ -270,19 +271,25 @@ struct RtvdFinish {
 
 // One sweep along Dir over `r` (the cells the sweep must leave updated; along Dir the
 // interior), reading src and writing a.u.
+// A loop backend with its own fused sweep (kFusedSweeps: loop.sweep<Phys, Limiter, Dir>,
+// the same arithmetic in one kernel; rtvd_cuda.cuh) runs that instead of the three calls.
 template <class Phys, class Limiter, int Dir, class Loop>
 void rtvd_sweep(const Loop& loop, const RtvdArrays& a, const RtvdParams& m, const Real* src,
                 Range3 r, bool floors) {
-  constexpr int N = RtvdBox::kN;
-  const typename Phys::Params& p = params_of<Phys>(m.phys);
-  Range3 cells = r;
-  cells.lo[Dir] = 0, cells.hi[Dir] = N;
-  loop.range(cells, RtvdCellFluxes<Phys, Dir>{src, a.fr, a.fl, a.nvar, p});
-  cells.lo[Dir] = 1, cells.hi[Dir] = N - 1;
-  loop.range(cells, RtvdHalfStep<Phys, Dir>{src, a.fr, a.fl, a.frh, a.flh, a.nvar, p,
-                                            Real(0.5) * m.dt_over_dx});
-  loop.range(r, RtvdFullStep<Phys, Limiter, Dir>{src, a.frh, a.flh, a.u, a.planes, a.nvar, p,
-                                                 m.dt_over_dx, floors});
+  if constexpr (requires { Loop::kFusedSweeps; }) {
+    loop.template sweep<Phys, Limiter, Dir>(a, m, src, r, floors);
+  } else {
+    constexpr int N = RtvdBox::kN;
+    const typename Phys::Params& p = params_of<Phys>(m.phys);
+    Range3 cells = r;
+    cells.lo[Dir] = 0, cells.hi[Dir] = N;
+    loop.range(cells, RtvdCellFluxes<Phys, Dir>{src, a.fr, a.fl, a.nvar, p});
+    cells.lo[Dir] = 1, cells.hi[Dir] = N - 1;
+    loop.range(cells, RtvdHalfStep<Phys, Dir>{src, a.fr, a.fl, a.frh, a.flh, a.nvar, p,
+                                              Real(0.5) * m.dt_over_dx});
+    loop.range(r, RtvdFullStep<Phys, Limiter, Dir>{src, a.frh, a.flh, a.u, a.planes, a.nvar, p,
+                                                   m.dt_over_dx, floors});
+  }
 }
 
 // The three sweeps of one step in the order m.forward says, then the interior's outcome.

@@ -75,8 +75,9 @@ ls "$work"/kill/*.tmp* >/dev/null 2>&1 && fail "temporaries left after the finis
 echo "kill test: $kills kills, $partial_seen left a partial (temporary) file behind"
 
 # --- 2. SIGTERM (AMR with subcycling) -------------------------------------------------------
+# A log line every step: the signals below are sent once the log shows a given step.
 blob=(run "$src/problems/blob/blob.toml" amr.max_level=1 mesh.nx=[16,16,16] run.max_steps=40
-  output.enabled=false output.checkpoint_interval=1000)
+  output.enabled=false output.checkpoint_interval=1000 run.log_interval=1)
 "$tessera" "${blob[@]}" output.dir="$work/amr_ref" >"$work/amr_ref.log" 2>&1 ||
   fail "reference run (AMR) exited $?"
 "$tessera" "${blob[@]}" output.dir="$work/term" >"$work/term.log" 2>&1 &
