@@ -1,15 +1,15 @@
 // The device solve of the relaxing-TVD scheme: the batch's scratch holds, for its groups,
-// the state between sweeps and the four relaxed-flux arrays of their boxes.
+// the state between sweeps.
 #include "kernels/rtvd_cuda.cuh"
 #include "tessera/evolve/relaxing_tvd_solver.hpp"
 
 namespace tessera::evolve {
 
 void RelaxingTvdSolver::solve_device(const DeviceBatch& b, void* stream) const {
-  const std::size_t box = shape().in_reals() * b.count;
-  Real* s = b.scratch;
-  const kernels::RtvdArrays a{b.in,  s,      s + box,   s + 2 * box, s + 3 * box, s + 4 * box,
-                              b.out, b.flux, b.results, b.count,     nvar()};
+  // The fused sweeps (rtvd_cuda.cuh) read and write the state between sweeps only; the
+  // relaxed-flux arrays of the generic loops are not used on the device.
+  const kernels::RtvdArrays a{b.in,  b.scratch, nullptr,   nullptr, nullptr, nullptr,
+                              b.out, b.flux,    b.results, b.count, nvar()};
   kernels::launch_rtvd(physics_, limiter_, a, params_, static_cast<cudaStream_t>(stream));
 }
 

@@ -51,7 +51,6 @@ class HydroPass final : public GroupPass {
   const GroupSolver& group_solver() const {
     return rtvd_ ? static_cast<const GroupSolver&>(*rtvd_) : solver_;
   }
-  const RelaxingTvdSolver* relaxing_tvd() const { return rtvd_.get(); }
 
  private:
   MolSolver solver_;
