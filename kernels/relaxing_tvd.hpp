@@ -3,8 +3,9 @@
 // §2.2 eqs. 6-14, §3.1), written once for every loop backend (loop_cpu.hpp, loop_cuda.cuh).
 //
 // One 1D sweep along direction d, for every conserved variable u with flux F(u):
-// - the freezing speed c = |v_d| + c_s of each cell (>= every wave speed there, what the
-//   TVD property needs), and the right- and left-moving fluxes (eq. 8)
+// - the freezing speed c >= |v_d| + c_s of each cell (>= every wave speed there, what the
+//   TVD property needs; |v_d| smoothed near 0, see relaxed_fluxes), and the right- and
+//   left-moving fluxes (eq. 8)
 //   F^R = (c u + F) / 2, F^L = (c u - F) / 2, which have well-defined upwind directions;
 // - half step (eq. 13), first-order upwind: F_{i+1/2} = F^R_i - F^L_{i+1} and
 //   u^{n+1/2} = u^n - dt/(2 dx) (F_{i+1/2} - F_{i-1/2});
