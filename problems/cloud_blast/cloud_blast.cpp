@@ -86,9 +86,9 @@ void validate_cloud_blast(const Params& p, const mesh::Geometry& g) {
   for (int d = 0; d < 3; ++d) dist += (c[d] - cc[d]) * (c[d] - cc[d]);
   dist = std::sqrt(dist);
   if (dist <= r0 + rc)
-    throw Error(ErrorKind::kInput,
-                sphere + " and " + cloud + " overlap (their centres are " + format_number(dist) +
-                    " apart): the blast must start outside the cloud");
+    throw Error(ErrorKind::kInput, sphere + " and " + cloud + " overlap (their centres are " +
+                                       format_number(dist) +
+                                       " apart): the blast must start outside the cloud");
   require_density_above_floor(p, rho0, "problem.rho0 = " + format_number(rho0));
   require_pressure_above_floor(p, p0, "problem.p0 = " + format_number(p0));
   require_representable_state(p, rho0 * ratio, {0, 0, 0}, p0,
@@ -109,18 +109,48 @@ std::vector<ParamSpec> cloud_blast_params() {
   const Range positive{0, inf, true, false};
   return {
       {"problem", "energy", ParamType::kReal, 1.0, "blast energy E (thermal)", positive, 0, {}},
-      {"problem", "radius", ParamType::kReal, 0.04, "radius r0 of the injection sphere", positive,
-       0, {}},
+      {"problem",
+       "radius",
+       ParamType::kReal,
+       0.04,
+       "radius r0 of the injection sphere",
+       positive,
+       0,
+       {}},
       {"problem", "rho0", ParamType::kReal, 1.0, "density of the medium", positive, 0, {}},
-      {"problem", "p0", ParamType::kReal, 1e-5, "pressure of the medium and the cloud", positive,
-       0, {}},
-      {"problem", "center", ParamType::kReal3, std::array<double, 3>{0.0, 0.0, 0.0},
-       "blast centre", {}, 0, {}},
-      {"problem", "cloud_center", ParamType::kReal3, std::array<double, 3>{0.15, 0.0, 0.0},
-       "cloud centre (the seed's cloud is 0.15 from the blast)", {}, 0, {}},
+      {"problem",
+       "p0",
+       ParamType::kReal,
+       1e-5,
+       "pressure of the medium and the cloud",
+       positive,
+       0,
+       {}},
+      {"problem",
+       "center",
+       ParamType::kReal3,
+       std::array<double, 3>{0.0, 0.0, 0.0},
+       "blast centre",
+       {},
+       0,
+       {}},
+      {"problem",
+       "cloud_center",
+       ParamType::kReal3,
+       std::array<double, 3>{0.15, 0.0, 0.0},
+       "cloud centre (the seed's cloud is 0.15 from the blast)",
+       {},
+       0,
+       {}},
       {"problem", "cloud_radius", ParamType::kReal, 0.01, "cloud radius", positive, 0, {}},
-      {"problem", "cloud_density", ParamType::kReal, 10.0,
-       "cloud density over the medium's (pressure equilibrium)", positive, 0, {}},
+      {"problem",
+       "cloud_density",
+       ParamType::kReal,
+       10.0,
+       "cloud density over the medium's (pressure equilibrium)",
+       positive,
+       0,
+       {}},
   };
 }
 

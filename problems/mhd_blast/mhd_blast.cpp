@@ -22,35 +22,6 @@ namespace {
 
 using Vec3 = std::array<double, 3>;
 
-// Fraction of the cell inside the sphere of radius r0 about c: exact for cells wholly
-// inside or outside, else the fraction of 16^3 sub-sample points inside, so that the
-// over-pressured volume converges to the sphere's as it is resolved.
-double sphere_fraction(const CellBox& cell, const Vec3& c, double r0) {
-  double near = 0, far = 0;
-  for (int d = 0; d < 3; ++d) {
-    const double a = cell.lo[d] - c[d], b = cell.hi[d] - c[d];
-    const double closest = a > 0 ? a : (b < 0 ? b : 0.0);
-    near += closest * closest;
-    far += std::max(a * a, b * b);
-  }
-  if (near >= r0 * r0) return 0;
-  if (far <= r0 * r0) return 1;
-  constexpr int n = 16;
-  int inside = 0;
-  for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) {
-        const int q[3] = {i, j, k};
-        double r2 = 0;
-        for (int d = 0; d < 3; ++d) {
-          const double x = cell.lo[d] + (q[d] + 0.5) / n * (cell.hi[d] - cell.lo[d]) - c[d];
-          r2 += x * x;
-        }
-        inside += r2 < r0 * r0;
-      }
-  return double(inside) / (n * n * n);
-}
-
 Vec3 field_of(const Params& p) {
   const Vec3 dir = p.real3("problem.b_direction");
   const double n = std::sqrt(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
@@ -74,7 +45,7 @@ class MhdBlast final : public Problem {
   // volume-weighted pressure, (f p_in + (1 - f) p_out), which conserves the injected energy.
   // Passive scalars, if any, mark the gas of the sphere (concentration f).
   void initial_state(const CellBox& cell, Real* u) const override {
-    const double f = sphere_fraction(cell, center_, r0_);
+    const double f = sphere_volume_fraction(cell, center_, r0_);
     physics::FlowState s;
     s.rho = rho0_;
     s.p = f * p_in_ + (1 - f) * p_out_;
@@ -159,7 +130,7 @@ void validate_mhd_blast(const Params& p, const mesh::Geometry& g) {
             cell.lo[d] = g.xmin[d] + q[d] * h;
             cell.hi[d] = cell.lo[d] + h;
           }
-          inside += sphere_fraction(cell, c, r0) * h * h * h;
+          inside += sphere_volume_fraction(cell, c, r0) * h * h * h;
         }
     return inside / whole;
   };

@@ -314,9 +314,9 @@ Params load_run_params(const std::string& file, const std::vector<std::string>& 
 namespace {
 // Keys a restart may change; besides them every [gpu] and [output] key (the GPU's batching
 // and the outputs change no number of the solution).
-const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps", "run.threads",
-                                    "run.log_interval", "run.log_seconds", "run.wall_time", "run.backend",
-                                    "run.memory_limit"};
+const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps",   "run.threads",
+                                    "run.log_interval", "run.log_seconds", "run.wall_time",
+                                    "run.backend",      "run.memory_limit"};
 const char* const kRestartSections[] = {"gpu", "output"};
 }  // namespace
 

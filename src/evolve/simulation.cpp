@@ -607,8 +607,8 @@ RunSummary Simulation::run(const RunControl& control) {
       // Step lines every log_every steps, or by wall time (log_seconds) when that is 0, the
       // first and the last step always; totals with each of them when the interval is in
       // steps, else about every minute (six step lines).
-      const bool due = log_every > 0 ? step_ % log_every == 0
-                                     : (!logged_step || w1 - log_wall >= log_seconds);
+      const bool due =
+          log_every > 0 ? step_ % log_every == 0 : (!logged_step || w1 - log_wall >= log_seconds);
       if (due || finishing) {
         const double out = timers_.seconds(Stage::kOutput);
         const double busy = (w1 - log_wall) - (out - log_output);

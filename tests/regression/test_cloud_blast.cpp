@@ -18,9 +18,9 @@ namespace {
 TEST(CloudBlast, SmallVariantConservesAndFollowsTheCloud) {
   auto sim = testing::run_problem(
       "cloud_blast/cloud_blast.toml",
-      {"mesh.nx=[16,16,16]", "amr.max_level=3", "amr.lohner_refine=0.8",
-       "amr.lohner_derefine=0.2", "amr.density_refine=0", "amr.density_derefine=0",
-       "problem.cloud_radius=0.03", "run.t_end=0.01"});
+      {"mesh.nx=[16,16,16]", "amr.max_level=3", "amr.lohner_refine=0.8", "amr.lohner_derefine=0.2",
+       "amr.density_refine=0", "amr.density_derefine=0", "problem.cloud_radius=0.03",
+       "run.t_end=0.01"});
   const auto& m = sim->mesh();
   const auto t0 = sim->initial_totals(), t1 = sim->conserved_totals();
   // Totals: mass, momentum, energy, then the scalars (cloud gas, ejecta).
@@ -39,8 +39,8 @@ TEST(CloudBlast, SmallVariantConservesAndFollowsTheCloud) {
       "cloud blast (16^3 + 3 levels, t = %.4f, %d steps): mass change %.3e, cloud gas change "
       "%.3e; cloud centre of mass x = %.5f (0.15 at t = 0), peak cloud density %.3f (10 at "
       "t = 0), cloud gas on the finest level %.4f; levels %d\n",
-      sim->time(), int(sim->step()), mass_change, cloud_change, cx, peak,
-      finest_cloud / cloud_mass, m.num_levels());
+      sim->time(), int(sim->step()), mass_change, cloud_change, cx, peak, finest_cloud / cloud_mass,
+      m.num_levels());
   EXPECT_LT(mass_change, 1e-12);
   EXPECT_LT(cloud_change, 1e-12);
   EXPECT_EQ(m.num_levels(), 4);
