@@ -5,9 +5,12 @@ usage: plot_validation.py CSV_DIR OUT_DIR
 
 CSV_DIR holds the profiles the regression tests write when TESSERA_VALIDATION_DIR is set
 (scripts/validation does both): sod_128_x.csv and sod_256_x.csv (x,rho,rho_exact),
-sedov_16.csv, sedov_32.csv and sedov_48.csv (r,rho,rho_exact), sod_amr.csv (x,rho,level).
-Draws sod.png, sedov.png and sod_amr.png into OUT_DIR from the profiles present (a figure
-with none of its profiles is not drawn, with a warning) and prints their paths.
+sedov_16.csv, sedov_32.csv and sedov_48.csv (r,rho,rho_exact), sod_amr.csv (x,rho,level),
+double_mach_32.csv and double_mach_256.csv (x,y,rho: the double Mach reflection's density
+on the finest level's raster; the second from the GPU test GpuRuns.DoubleMachAtFineResolution).
+Draws sod.png, sedov.png, sod_amr.png and double_mach.png into OUT_DIR from the profiles
+present (a figure with none of its profiles is not drawn, with a warning) and prints their
+paths.
 
 Exit codes: 0 done; 2 bad input (a bad option, CSV_DIR missing or holding none of the
 profiles, a profile without a column it needs); 3 a file that cannot be read or written
@@ -28,7 +31,8 @@ plt = None  # matplotlib.pyplot, imported once the input is known to be good (it
 SOD = {f"sod_{n}_x.csv": ("x", "rho", "rho_exact") for n in (128, 256)}
 SEDOV = {f"sedov_{n}.csv": ("r", "rho", "rho_exact") for n in (16, 32, 48)}
 SOD_AMR = {"sod_amr.csv": ("x", "rho", "level")}
-PROFILES = {**SOD, **SEDOV, **SOD_AMR}
+DOUBLE_MACH = {f"double_mach_{n}.csv": ("x", "y", "rho") for n in (32, 256)}
+PROFILES = {**SOD, **SEDOV, **SOD_AMR, **DOUBLE_MACH}
 EXPECTED = ("the CSV profiles the regression tests write when TESSERA_VALIDATION_DIR is set "
             "(./scripts/validation)")
 
@@ -133,6 +137,30 @@ def sod_amr(d, out_dir):
     save(fig, out_dir, "sod_amr.png")
 
 
+def double_mach(d, out_dir):
+    """Woodward & Colella's figure: 30 density contours from 1.731 to 20.92 on [0, 3] x [0, 1]."""
+    present = [n for n in (32, 256) if f"double_mach_{n}.csv" in d]
+    fig, axes = plt.subplots(len(present), 1, figsize=(9, 3.3 * len(present)), squeeze=False)
+    levels = np.linspace(1.731, 20.92, 30)
+    for ax, n in zip(axes[:, 0], present):
+        p = d[f"double_mach_{n}.csv"]
+        xs, ys = np.unique(p["x"]), np.unique(p["y"])
+        if xs.size * ys.size != p["rho"].size:
+            raise unreadable(f"double_mach_{n}.csv: {p['rho'].size} values are not a raster of "
+                             f"{xs.size} x {ys.size} cell centres")
+        order = np.lexsort((p["x"], p["y"]))
+        rho = p["rho"][order].reshape(ys.size, xs.size)
+        ax.contour(xs, ys, rho, levels=levels, colors="k", linewidths=0.5)
+        ax.set_xlim(0, 3)
+        ax.set_ylim(0, 1)
+        ax.set_aspect("equal")
+        ax.set_ylabel("y")
+        ax.set_title(f"double Mach reflection, t = 0.2, dx = 1/{n}: density, 30 contours")
+    axes[-1, 0].set_xlabel("x")
+    fig.tight_layout()
+    save(fig, out_dir, "double_mach.png")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv_dir", help="directory of the CSV profiles (TESSERA_VALIDATION_DIR)")
@@ -161,7 +189,8 @@ def main(argv=None):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     for figure, draw, profiles in (("sod.png", sod, SOD), ("sedov.png", sedov, SEDOV),
-                                   ("sod_amr.png", sod_amr, SOD_AMR)):
+                                   ("sod_amr.png", sod_amr, SOD_AMR),
+                                   ("double_mach.png", double_mach, DOUBLE_MACH)):
         if any(name in data for name in profiles):
             draw(data, out_dir)
         else:

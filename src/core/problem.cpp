@@ -43,7 +43,17 @@ std::unique_ptr<Problem> create_problem(const Params& params) {
   const mesh::Geometry geometry = mesh::geometry_from_params(params);
   try {
     if (info.validate) info.validate(params, geometry);
-    return info.create(params);
+    auto problem = info.create(params);
+    static const char* kAxis = "xyz";
+    if (!problem->has_boundary())
+      for (int d = 0; d < 3; ++d)
+        for (int side = 0; side < 2; ++side)
+          if (geometry.boundary[d][side] == mesh::Boundary::kProblem)
+            throw Error(ErrorKind::kInput,
+                        std::string("mesh.bc_") + kAxis[d] + (side ? "hi" : "lo") +
+                            " = \"problem\": this problem defines no boundary states; use "
+                            "periodic, outflow or reflecting");
+    return problem;
   } catch (const Error& e) {
     throw Error(e.kind(), "[problem] " + name + ": " + e.what());
   }

@@ -36,7 +36,7 @@ ParamSpec choice(const char* section, const char* key, const char* def,
 
 std::vector<ParamSpec> core_specs() {
   const Range positive{0, kInf, true, false};
-  const std::vector<std::string> bcs = {"periodic", "outflow", "reflecting"};
+  const std::vector<std::string> bcs = {"periodic", "outflow", "reflecting", "problem"};
   std::vector<ParamSpec> s = {
       real("run", "t_end", {}, positive, "simulation time at which the run ends"),
       integer("run", "max_steps", std::int64_t(1000000), {1, kInf},
@@ -99,7 +99,8 @@ std::vector<ParamSpec> core_specs() {
       ParamSpec p = choice("mesh", "", "periodic", bcs, "");
       p.key = std::string("bc_") + axis + side;
       p.help = std::string("boundary condition on the ") + (side[0] == 'l' ? "lower " : "upper ") +
-               axis + " face";
+               axis + " face: periodic, outflow (zero gradient), reflecting (a wall), or problem " +
+               "(set by the problem, e.g. an inflow; only problems that define it accept it)";
       s.push_back(std::move(p));
     }
   const std::vector<ParamSpec> rest = {

@@ -57,7 +57,7 @@ Pipeline::Pipeline(Executor& executor, int groups_per_batch, const GroupSolver& 
 
 bool GroupPass::prepare(const LevelStep& s, int first_patch, int ghost, Real* box) {
   return prepare_group(s.mesh, s.mesh.current_slot(s.level), first_patch, ghost, box,
-                       s.coarse_weight, inputs());
+                       s.coarse_weight, inputs(), s.time);
 }
 
 PassStats GroupPass::run(const LevelStep& step) {

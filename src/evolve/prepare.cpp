@@ -48,7 +48,7 @@ namespace {
 
 // All fields of the mesh.
 bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
-                 double coarse_weight) {
+                 double coarse_weight, double time) {
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
@@ -92,23 +92,23 @@ bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real
               std::copy(from, from + len, to);
             }
       }
-  mesh::apply_physical_boundaries(m, base.level, base.corner, ghost, box);
+  mesh::apply_physical_boundaries(m, base.level, base.corner, ghost, box, time);
   return gathered;
 }
 
 }  // namespace
 
 bool prepare_group(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real* box,
-                   double coarse_weight, FieldRange fields) {
+                   double coarse_weight, FieldRange fields, double time) {
   if (fields.count == 0 || (fields.first == 0 && fields.count == m.nvar()))
-    return prepare_all(m, slot, first_patch, ghost, box, coarse_weight);
+    return prepare_all(m, slot, first_patch, ghost, box, coarse_weight, time);
   // A pass that reads some of the fields: the whole box is assembled (interpolation and
   // boundaries see every field) and its fields copied out. Correct for any fields; a
   // pass for which this matters can be given its own gather.
   const std::size_t n3 = kernels::box_cells(ghost);
   thread_local std::vector<Real> all;
   all.resize(n3 * m.nvar());
-  const bool coarse = prepare_all(m, slot, first_patch, ghost, all.data(), coarse_weight);
+  const bool coarse = prepare_all(m, slot, first_patch, ghost, all.data(), coarse_weight, time);
   std::copy(all.begin() + fields.first * n3, all.begin() + (fields.first + fields.count) * n3, box);
   return coarse;
 }

@@ -12,7 +12,8 @@ using mesh::kPatchSize;
 namespace {
 
 // Fills group `g`'s row of the tables; false when a block inside the domain has no
-// same-level patch (it would come from the coarser level).
+// same-level patch (it would come from the coarser level) or the group touches a
+// problem-defined side (whose states the host computes).
 bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) {
   const auto& base = m.patch(first_patch);
   const auto& geo = m.geometry();
@@ -23,6 +24,10 @@ bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) 
     const auto kind = [](mesh::Boundary b) {
       return b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow;
     };
+    const bool low = base.corner[d] == 0, high = base.corner[d] + 2 * kPatchSize == cells[d];
+    if ((low && geo.boundary[d][0] == mesh::Boundary::kProblem) ||
+        (high && geo.boundary[d][1] == mesh::Boundary::kProblem))
+      return false;
     if (base.corner[d] == 0) code |= kind(geo.boundary[d][0]) << (4 * d);
     if (base.corner[d] + 2 * kPatchSize == cells[d])
       code |= kind(geo.boundary[d][1]) << (4 * d + 2);

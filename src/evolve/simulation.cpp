@@ -103,6 +103,7 @@ Simulation::Simulation(Params params)
   gravity::check_params(params_, mesh_->geometry());
   log_line("equations: %s", model_.describe().c_str());
   problem_ = create_problem(params_);
+  install_problem_boundary(*mesh_);
   executor_ = make_executor(params_);
   kernels::MolParams mol{};
   mol.phys = model_.params();
@@ -132,12 +133,26 @@ Simulation::Simulation(Params params)
                   "refinement (amr.max_level = 0); this run has backend %s and "
                   "amr.max_level = %lld",
                   executor_->name(), static_cast<long long>(params_.integer("amr.max_level"))));
+  // The device's ghost-zone gather knows the outflow and reflecting conditions only; the
+  // problem's boundary states are evaluated on the host, in the prepare stage.
+  const bool problem_bc = mesh_->geometry().problem_boundaries();
+  if (resident == "on" && problem_bc)
+    throw Error(ErrorKind::kInput,
+                "gpu.resident = \"on\" cannot be used with problem-defined boundaries (mesh.bc_* "
+                "= \"problem\"): their ghost cells are set on the host; set gpu.resident = "
+                "\"auto\" or \"off\"");
   const bool self_gravity = params_.boolean("gravity.enabled");
   if (resident == "auto" && on_gpu && self_gravity)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the potential of "
         "self-gravity is solved on the host between the GPU's hydro steps");
-  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity) {
+  if (resident == "auto" && on_gpu && problem_bc && !self_gravity &&
+      params_.integer("amr.max_level") == 0)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: the problem-defined "
+        "boundaries' ghost cells are set on the host");
+  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
+      !problem_bc) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
@@ -236,10 +251,21 @@ void Simulation::sync_host() const {
   if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
 }
 
+void Simulation::install_problem_boundary(mesh::Mesh& m) const {
+  if (!m.geometry().problem_boundaries()) return;
+  const Problem* problem = problem_.get();
+  m.set_problem_boundary({model_.num_vars(), [problem](const std::array<double, 3>& lo,
+                                                       const std::array<double, 3>& hi, double t,
+                                                       int dim, int side, Real* u) {
+                            return problem->boundary_state(CellBox{lo, hi}, t, dim, side, u);
+                          }});
+}
+
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   device_current_ = false;
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(next);
+  install_problem_boundary(*mesh_);
   verify_mesh("the initial mesh");
   registers_.build(*mesh_);
   speeds_.resize(mesh_->num_levels());
@@ -363,7 +389,8 @@ double Simulation::root_dt() const {
 // One step of `level`: its passes in order (schedule_), then two half steps (or one
 // shared step) of the finer level, whose fluxes then correct this level's and whose
 // average replaces the covered cells.
-void Simulation::advance(int level, double dt, double coarse_weight, double coarse_weight_end) {
+void Simulation::advance(int level, double time, double dt, double coarse_weight,
+                         double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
   const LevelStep step{*mesh_,
                        level,
@@ -374,7 +401,8 @@ void Simulation::advance(int level, double dt, double coarse_weight, double coar
                        timers_,
                        resident_mode_ ? resident_.get() : nullptr,
                        coarse_weight_end,
-                       level_steps_[level]};
+                       level_steps_[level],
+                       time};
   double speed = 0;
   for (Pass* pass : schedule_) {
     const PassStats s = pass->run(step);
@@ -387,7 +415,8 @@ void Simulation::advance(int level, double dt, double coarse_weight, double coar
   if (level + 1 >= mesh_->num_levels()) return;
   const int substeps = subcycle_ ? 2 : 1;
   for (int s = 0; s < substeps; ++s)
-    advance(level + 1, dt / substeps, double(s) / substeps, double(s + 1) / substeps);
+    advance(level + 1, time + s * (dt / substeps), dt / substeps, double(s) / substeps,
+            double(s + 1) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
   restrict_level(*mesh_, level + 1);
   registers_.reflux(*mesh_, level);
@@ -583,7 +612,7 @@ RunSummary Simulation::run(const RunControl& control) {
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
       const long long f0 = floored_;
-      advance(0, dt, 1.0, 1.0);
+      advance(0, time_, dt, 1.0, 1.0);
       time_ = hits_target ? target : time_ + dt;
       ++step_;
       const bool regridded = refinement_.max_level > 0 && step_ % regrid_every == 0 && regrid();

@@ -31,6 +31,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   device_current_ = false;
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
+  install_problem_boundary(*mesh_);
   registers_.build(*mesh_);  // empty: checkpoints fall between root steps
   speeds_ = st.level_max_speed;
   level_steps_.assign(st.level_steps.begin(), st.level_steps.end());

@@ -10,6 +10,7 @@ Boundary parse_boundary(const std::string& name) {
   if (name == "periodic") return Boundary::kPeriodic;
   if (name == "outflow") return Boundary::kOutflow;
   if (name == "reflecting") return Boundary::kReflecting;
+  if (name == "problem") return Boundary::kProblem;
   throw Error(ErrorKind::kInput, "unknown boundary condition '" + name + "'");
 }
 
@@ -21,6 +22,8 @@ const char* boundary_name(Boundary b) {
       return "outflow";
     case Boundary::kReflecting:
       return "reflecting";
+    case Boundary::kProblem:
+      return "problem";
   }
   return "?";
 }

@@ -259,12 +259,16 @@ profile_csv() {  # profile_csv FILE HEADER N: N rows of a step profile
 for n in 128 256; do profile_csv "$csv/sod_${n}_x.csv" x,rho,rho_exact $n; done
 for n in 16 32 48; do profile_csv "$csv/sedov_$n.csv" r,rho,rho_exact $n; done
 profile_csv "$csv/sod_amr.csv" x,rho,level 64
+# A 16 x 4 raster: a shock along x = 1 + y / 2.
+awk 'BEGIN { print "x,y,rho"; for (j = 0; j < 4; j++) for (i = 0; i < 16; i++) {
+  x = (i + 0.5) / 4; y = (j + 0.5) / 4; print x "," y "," (x < 1 + y / 2 ? 8 : 1.4) } }' \
+  >"$csv/double_mach_32.csv"
 cp "$csv"/sod_*_x.csv "$err/csv_sod/"
 profile_csv "$err/csv_bad/sod_128_x.csv" x,density,rho_exact 16
 { head -n 5 "$csv/sod_128_x.csv"; printf '0.04296875,1'; } >"$err/csv_cut/sod_128_x.csv"
 validation=("$py" "$src/scripts/plot_validation.py")
 "${validation[@]}" "$csv" "$err/figures" >/dev/null 2>&1 || fail "plot_validation.py exited $?"
-for f in sod sedov sod_amr; do
+for f in sod sedov sod_amr double_mach; do
   png_ok "$err/figures/$f.png" || fail "plot_validation.py wrote no $f.png"
 done
 "${validation[@]}" "$err/csv_sod" "$err/figures_sod" >/dev/null 2>"$err/stderr" ||

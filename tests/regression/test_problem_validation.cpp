@@ -368,4 +368,20 @@ TEST(ProblemValidation, CloudBlastRejectsOverlapAndSpheresBeyondTheDomain) {
   expect_rejected("check " + f + " hydro.eos=isothermal", {"thermal energy"});
 }
 
+// The double Mach reflection: its three problem-defined sides, the ramp inside the domain,
+// the incident shock inside it, adiabatic gas; and a problem-defined side is refused for a
+// problem that defines no boundary states.
+TEST(ProblemValidation, DoubleMachRejectsOtherBoundariesAndAMisplacedRamp) {
+  const std::string f = problem_file("double_mach");
+  expect_rejected("check " + f + " mesh.bc_ylo=reflecting",
+                  {"mesh.bc_ylo = \"reflecting\"", "set mesh.bc_xlo, mesh.bc_ylo and mesh.bc_yhi"});
+  expect_rejected("check " + f + " mesh.bc_xlo=periodic mesh.bc_xhi=periodic",
+                  {"mesh.bc_xlo = \"periodic\""});
+  expect_rejected("check " + f + " problem.x0=4.5", {"problem.x0 = 4.5", "ramp must start"});
+  expect_rejected("check " + f + " problem.x0=3.9", {"reaches y = 1.0 at x = 4.47", "beyond"});
+  expect_rejected("check " + f + " hydro.eos=isothermal", {"hydro.eos = \"isothermal\""});
+  expect_rejected("check " + problem_file("sod") + " mesh.bc_xlo=problem",
+                  {"mesh.bc_xlo = \"problem\"", "defines no boundary states"});
+}
+
 }  // namespace

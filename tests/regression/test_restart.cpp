@@ -191,6 +191,18 @@ TEST(RestartBitwise, AmrRelaxingTvd) {
   expect_bitwise_equal(*r.full, *r.restarted);
 }
 
+// Problem-defined, time-dependent boundaries (the double Mach reflection's moving shock on
+// the upper side) read the level's time, which the restart must give them as the full run
+// had it: 12 steps of root 64 x 16 with a refined level, restarted from step 6.
+TEST(RestartBitwise, AmrProblemDefinedBoundaries) {
+  const auto dir = fresh_dir("amr_problem_bc");
+  const auto r =
+      run_and_restart("double_mach/double_mach.toml",
+                      {"mesh.nx=[64,16,16]", "mesh.xmax=[4,1,1]", "amr.max_level=1"}, 12, dir);
+  EXPECT_EQ(r.full->mesh().num_levels(), 2);
+  expect_bitwise_equal(*r.full, *r.restarted);
+}
+
 TEST(RestartBitwise, AmrSubcycling) {
   // The blob moves, so the hierarchy changes after the checkpoint (regrid every 2 steps).
   const auto dir = fresh_dir("amr");

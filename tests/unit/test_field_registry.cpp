@@ -193,7 +193,7 @@ TEST(FieldRegistry, ReflectingWallFlipsOnlyTheNormalComponents) {
     for (int z = g; z < n - g; ++z)
       for (int y = g; y < n - g; ++y)
         for (int x = g; x < n - g; ++x) box[v * n3 + (z * n + y) * n + x] = value(v, x, y, z);
-  apply_physical_boundaries(m, 0, {0, 0, 0}, g, box.data());
+  apply_physical_boundaries(m, 0, {0, 0, 0}, g, box.data(), 0.0);
   // Ghost cells across the low x wall and across the low y wall (the others interior).
   const std::vector<int> flip_x = {0, 1, 0, 0, 1, 0}, flip_y = {0, 0, 1, 0, 0, 0};
   int wrong = 0;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -295,6 +296,8 @@ int source_index(int g, int n, const std::array<Boundary, 2>& bc, bool* mirrored
     case Boundary::kReflecting:
       *mirrored = true;
       return g < 0 ? -1 - g : 2 * n - 1 - g;
+    case Boundary::kProblem:  // problem-defined sides have their own test
+      break;
   }
   return -1;
 }
@@ -362,6 +365,80 @@ TEST(PrepareGroup, MixedBoundariesFillEdgesAndCorners) {
                        {Boundary::kPeriodic, Boundary::kPeriodic},
                        {Boundary::kOutflow, Boundary::kReflecting}}};
   expect_prepared_groups_match(make_geometry({64, 32, 16}, mixed2));
+}
+
+// A problem-defined lower x side: an inflow state that encodes the ghost cell's position
+// and the time over the lower half in y, a wall above it; the last field is not the
+// problem's (outflow copy). y has a wall below and outflow above, so the corner ghosts are
+// the wall's mirror images of the problem's cells (the y sweep follows the x sweep).
+TEST(PrepareGroup, ProblemDefinedSideTakesTheProblemsStatesCellByCell) {
+  const Bcs bcs = {{{Boundary::kProblem, Boundary::kOutflow},
+                    {Boundary::kReflecting, Boundary::kOutflow},
+                    {Boundary::kPeriodic, Boundary::kPeriodic}}};
+  const Geometry g = make_geometry({32, 32, 16}, bcs);
+  Mesh mesh(g, hydro_fields(true, 0));
+  fill_mesh(mesh, mesh.current_slot(0));
+  constexpr double kTime = 3.0;
+  constexpr int kOwn = kNvar - 1;  // fields the problem sets
+  const auto index = [&g](double x, int d) {
+    return static_cast<int>(std::lround((x - g.xmin[d]) / g.dx0));
+  };
+  const auto state_value = [](int v, int i, int j, int k, double t) {
+    return -cell_value(v, i, j, k) - Real(t);
+  };
+  std::atomic<long> calls{0};
+  mesh.set_problem_boundary(
+      {kOwn, [&](const std::array<double, 3>& lo, const std::array<double, 3>& hi, double t,
+                 int dim, int side, Real* u) {
+         ++calls;
+         EXPECT_EQ(dim, 0);
+         EXPECT_EQ(side, 0);
+         EXPECT_NEAR(hi[0] - lo[0], g.dx0, 1e-12);
+         const int i = index(lo[0], 0), j = index(lo[1], 1), k = index(lo[2], 2);
+         if (j >= 16) return GhostFill::kReflecting;
+         for (int v = 0; v < kOwn; ++v) u[v] = state_value(v, i, j, k, t);
+         return GhostFill::kState;
+       }});
+  std::vector<Real> box(kNvar * kBox3);
+  for (int first : mesh.groups(0)) {
+    std::fill(box.begin(), box.end(), std::numeric_limits<Real>::quiet_NaN());
+    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data(), 1.0, {}, kTime);
+    const auto corner = mesh.patch(first).corner;
+    int mismatches = 0;
+    for (int v = 0; v < kNvar; ++v)
+      for (int z = 0; z < kBox; ++z)
+        for (int y = 0; y < kBox; ++y)
+          for (int x = 0; x < kBox; ++x) {
+            const int gi[3] = {corner[0] + x - kGhost, corner[1] + y - kGhost,
+                               corner[2] + z - kGhost};
+            // y and z as usual, then x: the problem's side.
+            int src[3];
+            Real sign = 1;
+            for (int d = 1; d < 3; ++d) {
+              bool mirrored = false;
+              src[d] = source_index(gi[d], g.root_cells[d], g.boundary[d], &mirrored);
+              if (mirrored && v == kernels::HydroAdiabatic::kMomX + d) sign = -sign;
+            }
+            Real want;
+            if (gi[0] >= 0) {
+              src[0] = std::min(gi[0], g.root_cells[0] - 1);
+              want = sign * cell_value(v, src[0], src[1], src[2]);
+            } else if (src[1] >= 16) {  // the wall
+              const Real flip = v == kernels::HydroAdiabatic::kMomX ? -1 : 1;
+              want = flip * sign * cell_value(v, -1 - gi[0], src[1], src[2]);
+            } else {
+              want = v < kOwn ? sign * state_value(v, gi[0], src[1], src[2], kTime)
+                              : sign * cell_value(v, 0, src[1], src[2]);
+            }
+            const Real got = box[v * kBox3 + (std::size_t(z) * kBox + y) * kBox + x];
+            if (!(got == want) && ++mismatches <= 5)
+              ADD_FAILURE() << "group at (" << corner[0] << "," << corner[1] << "," << corner[2]
+                            << ") box cell (" << x << "," << y << "," << z << ") var " << v
+                            << ": got " << got << ", want " << want;
+          }
+    EXPECT_EQ(mismatches, 0) << "group " << first;
+  }
+  EXPECT_GT(calls.load(), 0);
 }
 
 TEST(PrepareGroup, ReadsTheRequestedTimeLevel) {

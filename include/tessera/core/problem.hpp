@@ -45,6 +45,21 @@ class Problem {
     (void)cell, (void)t, (void)level;
     return false;
   }
+  // Problem-defined boundary conditions: a problem that overrides boundary_state() says so
+  // here, and only then may a side of the domain have mesh.bc_<axis><lo|hi> = "problem".
+  virtual bool has_boundary() const { return false; }
+  // The ghost cell `cell` beyond side `side` (0 lower, 1 upper face) of dimension `dim` at
+  // time t, on a side with mesh.bc_* = "problem": writes the cell's conserved state u[v]
+  // (as initial_state does) and returns mesh::GhostFill::kState, or returns kOutflow /
+  // kReflecting to have that standard condition in this cell (a wall over part of a face).
+  // Called concurrently from several threads, for every ghost cell of every patch group
+  // on such a side (along periodic dimensions the cell's image inside the domain), at the
+  // time of the data being prepared (the start of a level's step).
+  virtual mesh::GhostFill boundary_state(const CellBox& cell, double t, int dim, int side,
+                                         Real* u) const {
+    (void)cell, (void)t, (void)dim, (void)side, (void)u;
+    return mesh::GhostFill::kOutflow;
+  }
   // Cell-averaged density of the analytic solution at time t, where one is known.
   virtual std::optional<double> analytic_density(const CellBox& cell, double t) const {
     (void)cell, (void)t;

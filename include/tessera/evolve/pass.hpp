@@ -44,6 +44,8 @@ struct LevelStep {
   // Steps this level took before this one (the relaxing-TVD scheme alternates its sweep
   // order with it).
   long level_step = 0;
+  // The level's time at the start of this step (problem-defined boundaries read it).
+  double time = 0.0;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).

@@ -18,10 +18,11 @@ namespace tessera::evolve {
 // `first_patch` with `ghost` layers from time level `slot`: [count][n][n][n],
 // n = 16 + 2 ghost: same-level neighbours' data where they exist, else interpolation from
 // the parent level at time weight `coarse_weight` between its previous (0) and current (1)
-// state, then physical boundaries. Returns whether any ghost cell came from the parent
-// level.
+// state, then physical boundaries; `time` is the time of the data in `slot`, which only
+// problem-defined boundaries read (a time-dependent inflow). Returns whether any ghost cell
+// came from the parent level.
 bool prepare_group(const mesh::Mesh& mesh, int slot, int first_patch, int ghost, Real* box,
-                   double coarse_weight = 1.0, FieldRange fields = {});
+                   double coarse_weight = 1.0, FieldRange fields = {}, double time = 0.0);
 
 // Scatters a solved 16^3 interior [count][16][16][16] of the fields `fields` (all when
 // empty) into the family's 8 patches of `slot`, with non-temporal stores: another thread

@@ -23,8 +23,9 @@ struct GatherTables {
   int groups() const { return static_cast<int>(first_patch.size()); }
 };
 
-// Whether every ghost zone of `level` comes from its own level or a physical boundary
-// (true for the root level always; false where a finer level has coarse-fine faces).
+// Whether every ghost zone of `level` comes from its own level or an outflow, reflecting or
+// periodic boundary (false where a finer level has coarse-fine faces, or a group touches a
+// problem-defined side).
 bool level_is_self_contained(const mesh::Mesh& m, int level);
 
 // Throws Error(kInternal) when the level is not self-contained.

@@ -129,9 +129,12 @@ class Simulation {
   double level_max_speed(int level) const;
   void verify_mesh(const char* when) const;
   void fill_from_problem(mesh::Mesh& m) const;
+  // Gives the mesh the problem's boundary states when a side is problem-defined.
+  void install_problem_boundary(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
-  // One step of `level` from coarse_weight to coarse_weight_end of its parent's step.
-  void advance(int level, double dt, double coarse_weight, double coarse_weight_end);
+  // One step of `level`, from `time`, from coarse_weight to coarse_weight_end of its
+  // parent's step.
+  void advance(int level, double time, double dt, double coarse_weight, double coarse_weight_end);
   // Self-gravity: the potential of the current density on the root level and, with
   // `refined`, on every refined level in turn (at the start, after a regrid, and on a
   // restart, whose refined potentials come from the checkpoint).

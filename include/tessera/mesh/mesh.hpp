@@ -70,6 +70,9 @@ class Mesh {
   Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined = {});
 
   const Geometry& geometry() const { return geometry_; }
+  // The problem's ghost-cell states on sides with Boundary::kProblem (geometry.hpp).
+  void set_problem_boundary(ProblemBoundary b) { problem_boundary_ = std::move(b); }
+  const ProblemBoundary& problem_boundary() const { return problem_boundary_; }
   const FieldRegistry& fields() const { return fields_; }
   int nvar() const { return nvar_; }
   int num_patches() const { return static_cast<int>(patches_.size()); }
@@ -164,6 +167,7 @@ class Mesh {
   [[noreturn]] void refuse_stale(int slot) const;
 
   Geometry geometry_;
+  ProblemBoundary problem_boundary_;
   FieldRegistry fields_;
   int nvar_;                           // fields_.size()
   std::vector<int> one_level_fields_;  // fields with time_levels == 1
