@@ -294,6 +294,7 @@ void Simulation::initialize() {
     check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                       true);
     auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h);
+    install_problem_boundary(*next);
     fill_from_problem(*next);
     mesh_ = std::move(next);
   }
