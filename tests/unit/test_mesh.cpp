@@ -315,14 +315,15 @@ Real expected_box_value(const Geometry& geo, std::array<int, 3> corner, int var,
   return sign * cell_value(var, src[0], src[1], src[2]);
 }
 
-void expect_prepared_groups_match(const Geometry& g) {
-  Mesh mesh(g, hydro_fields(true, 0));
-  fill_mesh(mesh, mesh.current_slot(0));
+// Prepares every root group of `mesh` (current slot, at `time`) into a NaN-filled box, so a
+// cell that prepare_group leaves unfilled fails too, and compares each box cell (x, y, z)
+// of variable v with want(corner, v, x, y, z).
+template <class Want>
+void expect_prepared_boxes(const Mesh& mesh, const std::string& what, double time, Want&& want) {
   std::vector<Real> box(kNvar * kBox3);
   for (int first : mesh.groups(0)) {
-    // NaN everywhere first: a cell that prepare_group leaves unfilled fails below.
     std::fill(box.begin(), box.end(), std::numeric_limits<Real>::quiet_NaN());
-    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data());
+    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data(), 1.0, {}, time);
     const auto corner = mesh.patch(first).corner;
     int mismatches = 0;
     for (int v = 0; v < kNvar; ++v)
@@ -330,15 +331,24 @@ void expect_prepared_groups_match(const Geometry& g) {
         for (int y = 0; y < kBox; ++y)
           for (int x = 0; x < kBox; ++x) {
             const Real got = box[v * kBox3 + (std::size_t(z) * kBox + y) * kBox + x];
-            const Real want = expected_box_value(g, corner, v, x, y, z);
-            if (!(got == want) && ++mismatches <= 5) {
-              ADD_FAILURE() << describe(g) << " group at (" << corner[0] << "," << corner[1] << ","
+            const Real expected = want(corner, v, x, y, z);
+            if (!(got == expected) && ++mismatches <= 5) {
+              ADD_FAILURE() << what << " group at (" << corner[0] << "," << corner[1] << ","
                             << corner[2] << ") box cell (" << x << "," << y << "," << z << ") var "
-                            << v << ": got " << got << ", want " << want;
+                            << v << ": got " << got << ", want " << expected;
             }
           }
-    EXPECT_EQ(mismatches, 0) << describe(g) << " group " << first;
+    EXPECT_EQ(mismatches, 0) << what << " group " << first;
   }
+}
+
+void expect_prepared_groups_match(const Geometry& g) {
+  Mesh mesh(g, hydro_fields(true, 0));
+  fill_mesh(mesh, mesh.current_slot(0));
+  expect_prepared_boxes(mesh, describe(g), 0.0,
+                        [&g](std::array<int, 3> corner, int v, int x, int y, int z) {
+                          return expected_box_value(g, corner, v, x, y, z);
+                        });
 }
 
 TEST(PrepareGroup, PeriodicBoxHoldsWrappedNeighbourData) {
@@ -399,45 +409,27 @@ TEST(PrepareGroup, ProblemDefinedSideTakesTheProblemsStatesCellByCell) {
          for (int v = 0; v < kOwn; ++v) u[v] = state_value(v, i, j, k, t);
          return GhostFill::kState;
        }});
-  std::vector<Real> box(kNvar * kBox3);
-  for (int first : mesh.groups(0)) {
-    std::fill(box.begin(), box.end(), std::numeric_limits<Real>::quiet_NaN());
-    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data(), 1.0, {}, kTime);
-    const auto corner = mesh.patch(first).corner;
-    int mismatches = 0;
-    for (int v = 0; v < kNvar; ++v)
-      for (int z = 0; z < kBox; ++z)
-        for (int y = 0; y < kBox; ++y)
-          for (int x = 0; x < kBox; ++x) {
-            const int gi[3] = {corner[0] + x - kGhost, corner[1] + y - kGhost,
-                               corner[2] + z - kGhost};
-            // y and z as usual, then x: the problem's side.
-            int src[3];
-            Real sign = 1;
-            for (int d = 1; d < 3; ++d) {
-              bool mirrored = false;
-              src[d] = source_index(gi[d], g.root_cells[d], g.boundary[d], &mirrored);
-              if (mirrored && v == kernels::HydroAdiabatic::kMomX + d) sign = -sign;
-            }
-            Real want;
-            if (gi[0] >= 0) {
-              src[0] = std::min(gi[0], g.root_cells[0] - 1);
-              want = sign * cell_value(v, src[0], src[1], src[2]);
-            } else if (src[1] >= 16) {  // the wall
-              const Real flip = v == kernels::HydroAdiabatic::kMomX ? -1 : 1;
-              want = flip * sign * cell_value(v, -1 - gi[0], src[1], src[2]);
-            } else {
-              want = v < kOwn ? sign * state_value(v, gi[0], src[1], src[2], kTime)
-                              : sign * cell_value(v, 0, src[1], src[2]);
-            }
-            const Real got = box[v * kBox3 + (std::size_t(z) * kBox + y) * kBox + x];
-            if (!(got == want) && ++mismatches <= 5)
-              ADD_FAILURE() << "group at (" << corner[0] << "," << corner[1] << "," << corner[2]
-                            << ") box cell (" << x << "," << y << "," << z << ") var " << v
-                            << ": got " << got << ", want " << want;
-          }
-    EXPECT_EQ(mismatches, 0) << "group " << first;
-  }
+  expect_prepared_boxes(
+      mesh, "problem-defined side", kTime,
+      [&](std::array<int, 3> corner, int v, int x, int y, int z) {
+        const int gi[3] = {corner[0] + x - kGhost, corner[1] + y - kGhost, corner[2] + z - kGhost};
+        // y and z as usual, then x: the problem's side.
+        int src[3];
+        Real sign = 1;
+        for (int d = 1; d < 3; ++d) {
+          bool mirrored = false;
+          src[d] = source_index(gi[d], g.root_cells[d], g.boundary[d], &mirrored);
+          if (mirrored && v == kernels::HydroAdiabatic::kMomX + d) sign = -sign;
+        }
+        if (gi[0] >= 0)
+          return sign * cell_value(v, std::min(gi[0], g.root_cells[0] - 1), src[1], src[2]);
+        if (src[1] >= 16) {  // the wall
+          const Real flip = v == kernels::HydroAdiabatic::kMomX ? -1 : 1;
+          return flip * sign * cell_value(v, -1 - gi[0], src[1], src[2]);
+        }
+        return v < kOwn ? sign * state_value(v, gi[0], src[1], src[2], kTime)
+                        : sign * cell_value(v, 0, src[1], src[2]);
+      });
   EXPECT_GT(calls.load(), 0);
 }
 
