@@ -183,6 +183,26 @@ struct RtvdHalfStep {
   }
 };
 
+// Where the full step of the cell at box position `pos` (sweep along Dir) stores its low
+// and high face fluxes on group g's flux planes (variable 0; variable v is v * kFaceCells
+// further): a face on a patch boundary across the group's 16^2 cells has a plane, the
+// others null. The CPU's RtvdFullStep and the GPU's fused sweep both use it.
+template <int Dir>
+struct RtvdPlaneSlots {
+  Real* low = nullptr;
+  Real* high = nullptr;
+  TESSERA_HD RtvdPlaneSlots(Real* planes, int g, int nvar, const int pos[3]) {
+    constexpr int G = kGhostRtvd;
+    const int along = pos[Dir] - G;
+    const int a = pos[Dir == 2 ? 1 : 2] - G, b = pos[Dir == 0 ? 1 : 0] - G;
+    if (a < 0 || a >= kGroupSize || b < 0 || b >= kGroupSize) return;
+    Real* pg = planes + std::size_t(g) * kNumFluxPlanes * nvar * kFaceCells + a * kGroupSize + b;
+    if (along % kPatchSize == 0)
+      low = pg + std::size_t(flux_plane(Dir, along / kPatchSize)) * nvar * kFaceCells;
+    if (along == kGroupSize - 1) high = pg + std::size_t(flux_plane(Dir, 2)) * nvar * kFaceCells;
+  }
+};
+
 // Step 3: the second-order TVD full step (eqs. 9-12, 14) on the interior along Dir, in
 // place (dst may be src: a cell reads only its own state), with the floors unless it is
 // the step's last sweep (RtvdFinish floors and counts). Faces on the group's flux planes
@@ -212,22 +232,11 @@ struct RtvdFullStep {
   }
 
   TESSERA_HD void operator()(int g, int i, int j, int k) const {
-    constexpr int n3 = RtvdBox::kN3, s = RtvdBox::stride(Dir), G = kGhostRtvd;
+    constexpr int n3 = RtvdBox::kN3, s = RtvdBox::stride(Dir);
     const std::size_t off = std::size_t(g) * nvar * n3;
     const int c = RtvdBox::index(i, j, k);
     const int pos[3] = {i, j, k};
-    const int along = pos[Dir] - G;
-    const int a = pos[Dir == 2 ? 1 : 2] - G, b = pos[Dir == 0 ? 1 : 0] - G;
-    const bool on_plane = a >= 0 && a < kGroupSize && b >= 0 && b < kGroupSize;
-    Real* low_plane = nullptr;
-    Real* high_plane = nullptr;
-    if (on_plane) {
-      Real* pg = planes + std::size_t(g) * kNumFluxPlanes * nvar * kFaceCells + a * kGroupSize + b;
-      if (along % kPatchSize == 0)
-        low_plane = pg + std::size_t(flux_plane(Dir, along / kPatchSize)) * nvar * kFaceCells;
-      if (along == kGroupSize - 1)
-        high_plane = pg + std::size_t(flux_plane(Dir, 2)) * nvar * kFaceCells;
-    }
+    const RtvdPlaneSlots<Dir> plane(planes, g, nvar, pos);
     typename Phys::Vars u;
     for (int v = 0; v < nvar; ++v) {
       const std::size_t at = off + v * n3 + c;
@@ -237,8 +246,8 @@ struct RtvdFullStep {
         u[v] = nu;
       else
         dst[at] = nu;
-      if (low_plane) low_plane[v * kFaceCells] = lo;
-      if (high_plane) high_plane[v * kFaceCells] = hi;
+      if (plane.low) plane.low[v * kFaceCells] = lo;
+      if (plane.high) plane.high[v * kFaceCells] = hi;
     }
     if (floors) Phys::apply_floors(u, prm);
     store_vars<Phys>(dst + off, n3, c, u);

@@ -91,18 +91,7 @@ __global__ void rtvd_sweep_kernel(RtvdArrays a, typename Phys::Params p, Real co
         l0 - Limiter::limit(Real(0.5) * (l0 - flh[at - 1]), Real(0.5) * (flh[at + 1] - l0));
     return right - left;
   };
-  const int along = i - G;
-  const int ta = pos[Dir == 2 ? 1 : 2] - G, tb = pos[Dir == 0 ? 1 : 0] - G;
-  Real* low_plane = nullptr;
-  Real* high_plane = nullptr;
-  if (ta >= 0 && ta < kGroupSize && tb >= 0 && tb < kGroupSize) {
-    Real* pg =
-        a.planes + std::size_t(g) * kNumFluxPlanes * nvar * kFaceCells + ta * kGroupSize + tb;
-    if (along % kPatchSize == 0)
-      low_plane = pg + std::size_t(flux_plane(Dir, along / kPatchSize)) * nvar * kFaceCells;
-    if (along == kGroupSize - 1)
-      high_plane = pg + std::size_t(flux_plane(Dir, 2)) * nvar * kFaceCells;
-  }
+  const RtvdPlaneSlots<Dir> plane(a.planes, g, nvar, pos);
   typename Phys::Vars un;
   for (int v = 0; v < nvar; ++v) {
     const Real lo = face(v * vs + sc), hi = face(v * vs + sc + 1);
@@ -112,8 +101,8 @@ __global__ void rtvd_sweep_kernel(RtvdArrays a, typename Phys::Params p, Real co
       un[v] = nu;
     else
       a.u[off + v * n3 + c] = nu;
-    if (low_plane) low_plane[v * kFaceCells] = lo;
-    if (high_plane) high_plane[v * kFaceCells] = hi;
+    if (plane.low) plane.low[v * kFaceCells] = lo;
+    if (plane.high) plane.high[v * kFaceCells] = hi;
   }
   if (floors) Phys::apply_floors(un, p);
   store_vars<Phys>(a.u + off, n3, c, un);

@@ -124,6 +124,26 @@ double compare_outputs(int count, int nvar, const std::vector<Real>& out_cpu,
                        const std::vector<Real>& flux_gpu, const std::vector<GroupResult>& res_cpu,
                        const std::vector<GroupResult>& res_gpu, ExtremeCounts* extreme);
 
+// Waits for the device's kernels, copies their interiors, flux planes and group results
+// back and compares them with the CPU's (compare_outputs).
+double compare_device_outputs(int count, int nvar, const Real* d_out, const Real* d_planes,
+                              const GroupResult* d_res, const std::vector<Real>& out_cpu,
+                              const std::vector<Real>& flux_cpu,
+                              const std::vector<GroupResult>& res_cpu, ExtremeCounts* extreme) {
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
+  std::vector<GroupResult> res_gpu(count);
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(out_gpu.data(), d_out, out_gpu.size() * sizeof(Real), cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes, flux_gpu.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(res_gpu.data(), d_res, count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
+  return compare_outputs(count, nvar, out_cpu, out_gpu, flux_cpu, flux_gpu, res_cpu, res_gpu,
+                         extreme);
+}
+
 double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                         ExtremeCounts* extreme = nullptr) {
   const Scheme& scheme = cs.scheme;
@@ -153,18 +173,8 @@ double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
   const BoxArrays view{d_in.get(),     d_prim.get(), d_u1.get(), d_flux.get(), d_out.get(),
                        d_planes.get(), d_res.get(),  count,      nvar};
   launch_mol(scheme, view, prm, 0);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
-  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
-  std::vector<GroupResult> res_gpu(count);
-  TESSERA_CUDA_CHECK(cudaMemcpy(out_gpu.data(), d_out.get(), out_gpu.size() * sizeof(Real),
-                                cudaMemcpyDeviceToHost));
-  TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes.get(), flux_gpu.size() * sizeof(Real),
-                                cudaMemcpyDeviceToHost));
-  TESSERA_CUDA_CHECK(
-      cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
-  return compare_outputs(count, nvar, out_cpu, out_gpu, flux_cpu, flux_gpu, res_cpu, res_gpu,
-                         extreme);
+  return compare_device_outputs(count, nvar, d_out.get(), d_planes.get(), d_res.get(), out_cpu,
+                                flux_cpu, res_cpu, extreme);
 }
 
 // The comparison of compare_with_cpu (above) on two backends' outputs of `count` groups.
@@ -250,18 +260,8 @@ double compare_rtvd_with_cpu(const Case& cs, TvdLimiter limiter, bool forward, i
                         sc + 3 * box, sc + 4 * box, d_out.get(), d_planes.get(),
                         d_res.get(),  count,        nvar};
   launch_rtvd(cs.scheme.physics, limiter, view, prm, 0);
-  TESSERA_CUDA_CHECK(cudaGetLastError());
-  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<Real> out_gpu(out_cpu.size()), flux_gpu(flux_cpu.size());
-  std::vector<GroupResult> res_gpu(count);
-  TESSERA_CUDA_CHECK(cudaMemcpy(out_gpu.data(), d_out.get(), out_gpu.size() * sizeof(Real),
-                                cudaMemcpyDeviceToHost));
-  TESSERA_CUDA_CHECK(cudaMemcpy(flux_gpu.data(), d_planes.get(), flux_gpu.size() * sizeof(Real),
-                                cudaMemcpyDeviceToHost));
-  TESSERA_CUDA_CHECK(
-      cudaMemcpy(res_gpu.data(), d_res.get(), count * sizeof(GroupResult), cudaMemcpyDeviceToHost));
-  return compare_outputs(count, nvar, out_cpu, out_gpu, flux_cpu, flux_gpu, res_cpu, res_gpu,
-                         extreme);
+  return compare_device_outputs(count, nvar, d_out.get(), d_planes.get(), d_res.get(), out_cpu,
+                                flux_cpu, res_cpu, extreme);
 }
 
 // Every physics x reconstruction x Riemann solver x integrator: adiabatic gas without

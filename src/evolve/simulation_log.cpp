@@ -1,0 +1,122 @@
+// The run's reports: the set-up lines of the log, the summaries at the end of a run and
+// the one-line machine summary that scripts/bench reads.
+#include <algorithm>
+#include <cmath>
+
+#include "tessera/core/log.hpp"
+#include "tessera/evolve/simulation.hpp"
+
+namespace tessera::evolve {
+
+void Simulation::log_gravity_setup() const {
+  if (!gravity_) return;
+  log_line("gravity: %s", gravity_->describe().c_str());
+  if (poisson_) {
+    const auto& p = gravity_->sor_params();
+    log_line(
+        "gravity: refined levels: red-black SOR per patch group (omega %.3f, tolerance %.1e of "
+        "the source, at most %d iterations), ghost layer interpolated from the coarser level "
+        "in space (unlimited linear) and time",
+        double(p.omega), double(p.tolerance), p.max_iterations);
+  }
+}
+
+std::string Simulation::machine_summary(const RunSummary& run) const {
+  // One key=value line for scripts (scripts/bench); times in seconds.
+  const DeviceTimes d = executor_->device_times();
+  std::string out = strprintf(
+      "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e "
+      "pipeline_updates_per_s=%.4e loop=%.3f loop_output=%.3f",
+      executor_->name(), kPrecisionName, mesh_->num_leaf_cells(), run.steps,
+      run.cell_updates_per_second, run.pipeline_updates_per_second, run.loop_seconds,
+      run.output_seconds);
+  for (int s = 0; s < static_cast<int>(Stage::kCount); ++s)
+    out += strprintf(" %s=%.3f", stage_name(Stage(s)), timers_.seconds(Stage(s)));
+  out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f", timers_.other(), d.h2d, d.kernel,
+                   d.d2h);
+  const PrepareStats& ps = pipeline_->prepare_stats();
+  out += strprintf(
+      " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
+      "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld",
+      ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
+      regrid_stats_.families_added, regrid_stats_.families_removed);
+  if (poisson_)
+    out += strprintf(
+        " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
+        "sor_seconds=%.3f sor_kernel=%.3f",
+        sor_stats_.solves, sor_stats_.groups, sor_stats_.iterations, sor_stats_.unconverged,
+        sor_stats_.seconds,
+        sor_stats_.timers.seconds(Stage::kSolve) + sor_stats_.timers.seconds(Stage::kIdle));
+  return out;
+}
+
+void Simulation::log_prepare_summary() const {
+  const PrepareStats& ps = pipeline_->prepare_stats();
+  const double cells = kernels::box_cells(pipeline_->ghost());
+  const char* kinds[2] = {"same-level neighbours only", "with coarse-fine faces"};
+  for (int k = 0; k < 2; ++k)
+    if (ps.groups[k] > 0)
+      log_line(
+          "  prepare, %s: %lld groups, %.1f us per group, %.2f ns per prepared cell "
+          "(thread time)",
+          kinds[k], ps.groups[k], 1e6 * ps.seconds[k] / ps.groups[k],
+          1e9 * ps.seconds[k] / (ps.groups[k] * cells));
+}
+
+void Simulation::log_device_summary(long long updates, const RunSummary& run) const {
+  const DeviceTimes d = executor_->device_times();
+  const double prepare = timers_.seconds(Stage::kPrepare), close = timers_.seconds(Stage::kClose);
+  const double wall =
+      prepare + timers_.seconds(Stage::kSolve) + timers_.seconds(Stage::kIdle) + close;
+  // Without overlap the pipeline would take the sum of its parts.
+  const double serial = prepare + close + d.h2d + d.kernel + d.d2h;
+  const double bytes_per_update = d.bytes_h2d / std::max<long long>(updates, 1);
+  const double bandwidth = executor_->pinned_h2d_bandwidth();
+  const double ceiling = bandwidth / std::max(bytes_per_update, 1e-30);
+  const double achieved = updates / std::max(wall, 1e-12);
+  if (resident_mode_) {
+    // Nothing staged: the ceiling is the GPU's, not the host link's.
+    log_line(
+        "device %s, data resident on the GPU: gather and scatter kernels %.3f s, solver kernels "
+        "%.3f s, results back %.3f s; pipeline wall %.3f s",
+        cuda_device_description().c_str(), d.gather, d.kernel, d.d2h, wall);
+  } else {
+    log_line(
+        "device %s: h2d %.3f s (%.2f GB), kernel %.3f s, d2h %.3f s (%.2f GB); pipeline wall "
+        "%.3f s vs %.3f s serial: overlap %.1f%%",
+        cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
+        d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
+    log_line(
+        "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "
+        "-> %.3e cell-updates/s; the pipeline achieved %.3e (%.1f%% of the ceiling)",
+        bytes_per_update, bandwidth / 1e9, ceiling, achieved, 100 * achieved / ceiling);
+  }
+  const double loop = std::max(run.loop_seconds - run.output_seconds, 1e-12);
+  // Staged, a stream's kernels rarely overlap another's, so their summed time is the time
+  // the GPU computes. Resident, the streams' kernels run concurrently (their sum exceeds
+  // the wall time) and the GPU computes throughout the pipeline's wall time.
+  const double busy = resident_mode_ ? wall : d.kernel;
+  if (resident_mode_)
+    log_line(
+        "  GPU busy %.1f%% of the time loop (the pipeline's %.3f s of %.3f s; kernel time "
+        "summed over the concurrent streams %.3f s)",
+        100 * busy / loop, wall, loop, d.kernel);
+  else
+    log_line("  GPU kernels busy %.1f%% of the time loop (%.3f s of %.3f s)", 100 * busy / loop,
+             d.kernel, loop);
+  log_line(
+      "summary-device: resident=%d overlap=%.1f ceiling=%.1f bandwidth_gbs=%.2f "
+      "bytes_per_update=%.1f kernel_share=%.1f gather=%.3f",
+      resident_mode_ ? 1 : 0, resident_mode_ ? 0.0 : 100 * (1 - wall / std::max(serial, 1e-12)),
+      resident_mode_ ? 0.0 : 100 * achieved / ceiling, bandwidth / 1e9, bytes_per_update,
+      100 * busy / loop, d.gather);
+}
+
+std::string Simulation::level_summary() const {
+  std::string s;
+  for (int level = 0; level < mesh_->num_levels(); ++level)
+    s += strprintf("%s%zu", level ? "+" : "", mesh_->groups(level).size() * mesh::kFamilySize);
+  return s;
+}
+
+}  // namespace tessera::evolve
