@@ -100,12 +100,17 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
   const double scratch = static_cast<double>(kernels::mol_scratch_reals(nvar)) * real;
   if (cuda) {
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
-    // (about 132 on the largest GPUs); device buffers per group: the box, primitives,
-    // stage state and three flux arrays of box size, the interior and the flux planes.
+    // (about 132 on the largest GPUs); device buffers per group: the box, the solver's
+    // scratch (MOL: primitives, stage state and three flux arrays of box size; relaxing
+    // TVD: the state between sweeps, its fluxes stay in shared memory), the interior and
+    // the flux planes.
     const long long per_batch = params.integer("gpu.groups_per_batch");
     const double batch = per_batch > 0 ? static_cast<double>(per_batch) : 132.0;
+    const double scratch_boxes = params.string("hydro.scheme") == "relaxing_tvd" ? 1 : 5;
     e.buffer_bytes = 2 * batch * group + e.threads * in;
-    e.device_bytes = 2 * batch * (6 * in + double(shape.out_reals() + shape.flux_reals()) * real);
+    e.device_bytes =
+        2 * batch *
+        ((1 + scratch_boxes) * in + double(shape.out_reals() + shape.flux_reals()) * real);
   } else {
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
