@@ -174,7 +174,11 @@ def point_masses(args, plt):
         ax.axhline(1.0, color="k", lw=0.5)
         ax.set_xscale("log")
         ax.set_ylim(0.7, 1.2)
-        ax.set_title(f"{levels} refinement levels", fontsize=10)
+        correction = param_text(params, "gravity", "potential_correction")
+        title = f"{levels} refinement levels"
+        if levels != "0" and correction is not None:
+            title += ", with correction" if correction == "true" else ", without correction"
+        ax.set_title(title, fontsize=10)
         if n // cols == rows - 1:
             ax.set_xlabel("distance to nearest mass / root cell")
         if n % cols == 0:

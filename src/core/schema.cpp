@@ -190,6 +190,19 @@ std::vector<ParamSpec> core_specs() {
       integer("gravity", "sor_max_iterations", std::int64_t(500), {1, 100000},
               "most SOR iterations per patch group and solve (a log warning says when a "
               "solve stops there)"),
+      {"gravity",
+       "potential_correction",
+       ParamType::kBool,
+       true,
+       "the potential correction: at every synchronisation of the levels (the first solve, "
+       "the end of each root step, a regrid) one multigrid (FAS) cycle corrects each coarser "
+       "level's potential with its finer levels' solution where they cover it, and the finer "
+       "levels take up the coarse change (about four more SOR solves per refined level; "
+       "docs/architecture.md, \"Self-gravity\"); false: each level solved once from the "
+       "coarser one",
+       {},
+       0,
+       {}},
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
       integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),

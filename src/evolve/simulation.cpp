@@ -77,6 +77,8 @@ mesh::FieldRegistry run_fields(const Params& params) {
   std::vector<int> order = f.plot_order();
   all.push_back(gravity::potential_field());
   order.push_back(static_cast<int>(all.size()) - 1);
+  if (params.integer("amr.max_level") > 0 && params.boolean("gravity.potential_correction"))
+    all.push_back(gravity::correction_field());  // not plotted: not in the plot order
   mesh::FieldRegistry out(std::move(all), std::move(order));
   out.set_admissible(f.admissible());
   return out;
@@ -186,7 +188,8 @@ Simulation::Simulation(Params params)
   schedule_ = {hydro_.get()};
   if (self_gravity) {
     gravity_ = std::make_unique<gravity::SelfGravity>(
-        params_, model_, mesh_->geometry(), fields_.find(gravity::kPotentialField), on_gpu);
+        params_, model_, mesh_->geometry(), fields_.find(gravity::kPotentialField),
+        fields_.find(gravity::kCorrectionField), on_gpu);
     if (params_.integer("amr.max_level") > 0) {
       poisson_ = std::make_unique<PoissonPass>(*gravity_);
       poisson_pipeline_ = std::make_unique<Pipeline>(*executor_, batch, poisson_->sor());
@@ -426,11 +429,50 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
 void Simulation::solve_gravity(bool refined) {
   if (!gravity_) return;
   ScopedTimer t(timers_, Stage::kGravity);
+  const int levels = mesh_->num_levels();
+  // A refined level's solve at the levels' common time; `siblings`: ghost values from the
+  // same-level neighbours where there are some (sibling relaxation).
+  auto solve_level = [&](int level, bool siblings) {
+    gravity_solve_kick_->solve_refined(
+        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0}, siblings);
+  };
+  const int source = gravity_->source_field();
+  if (source < 0 || levels == 1) {
+    if (source >= 0) gravity::clear_correction(*mesh_, source);
+    gravity_->solve(*mesh_);
+    if (refined)
+      for (int level = 1; level < levels; ++level) solve_level(level, false);
+    return;
+  }
+  // The potential correction (docs/architecture.md, "Self-gravity"): one full-approximation
+  // (FAS) multigrid cycle over the levels for the composite problem, started from the
+  // uncorrected solution. (a) Every level solved without correction, each from its
+  // coarser one (Schive et al. 2010 §2.3). (b) Down, from the finest level: a sweep of
+  // sibling relaxation (each group solved again with its same-level neighbours' values as
+  // ghosts), then the coarser level's source from it (gravity::correction_source: where it
+  // is covered, the coarse operator on the finer solution; on its cells next to a covered
+  // one, the finer level's flux through the face); the root solved with its source.
+  // (c) Up: each level takes the coarser level's change (gravity::prolong_correction),
+  // then a sweep of sibling relaxation. Nothing is carried from the previous
+  // synchronisation (the level steps in between solve with the sources of the last one),
+  // so that no error can accumulate over the steps.
+  gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
-  if (refined)
-    for (int level = 1; level < mesh_->num_levels(); ++level)
-      gravity_solve_kick_->solve_refined(
-          {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0});
+  for (int level = 1; level < levels; ++level) solve_level(level, false);
+  const int phi = gravity_->phi_field();
+  std::vector<std::vector<Real>> kept(levels);
+  for (int level = levels - 1; level >= 1; --level) {
+    solve_level(level, true);
+    if (level < levels - 1) kept[level] = gravity::keep_potential(*mesh_, level, phi);
+    gravity::correction_source(*mesh_, level - 1, phi, source, gravity_->four_pi_g(),
+                               gravity_.get());
+  }
+  kept[0] = gravity::keep_potential(*mesh_, 0, phi);
+  gravity_->solve(*mesh_);
+  for (int level = 1; level < levels; ++level) {
+    gravity::prolong_correction(*mesh_, level, phi, kept[level - 1]);
+    solve_level(level, true);
+  }
 }
 
 RunSummary Simulation::run(const RunControl& control) {

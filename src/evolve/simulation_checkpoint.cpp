@@ -54,10 +54,15 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   run_id_ = checkpoint.header().run_id;
   last_checkpoint_step_ = step_;
   // The root kicks need the potential's ghost layer, which the checkpoint does not hold:
-  // solved again from the density, which gives the checkpoint's phi bit for bit (the FFT
-  // solve is deterministic for a given grid and thread count, and a step with refined
-  // levels ends with this same solve). The refined levels' potentials are the checkpoint's.
-  solve_gravity(false);
+  // solved again from the density (and the potential correction's source, a checkpointed
+  // field), which gives the checkpoint's phi bit for bit (the FFT solve is deterministic
+  // for a given grid and thread count, and a step with refined levels ends with this same
+  // solve). The refined levels' potentials are the checkpoint's: the correction cycle is
+  // not run again (its SOR solves would start from other first guesses).
+  if (gravity_) {
+    ScopedTimer t(timers_, Stage::kGravity);
+    gravity_->solve(*mesh_);
+  }
   log_gravity_setup();
 
   // A changed output cadence restarts its schedule from the current time; an unchanged one

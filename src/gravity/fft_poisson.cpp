@@ -2,6 +2,7 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <mutex>
 #include <numbers>
@@ -173,11 +174,102 @@ std::vector<double> periodic_multipliers(std::array<int, 3> n, double h) {
 
 namespace {
 
+// e^{-x} I_n(x) for n = 0 .. out.size() - 1 (x >= 0): Miller's backward recurrence
+// I_{n-1} = I_{n+1} + (2n / x) I_n from far above, normalised with
+// e^{-x} (I_0 + 2 sum_{n>=1} I_n) = 1 (Abramowitz & Stegun 9.6.26, 9.6.37), rescaled on the
+// way down so that nothing overflows.
+void scaled_bessel_i(double x, std::vector<double>& out) {
+  const int want = static_cast<int>(out.size());
+  if (x == 0) {
+    std::fill(out.begin(), out.end(), 0.0);
+    out[0] = 1;
+    return;
+  }
+  // e^{-x} I_n(x) falls like exp(-n^2 / 2x) beyond n ~ x: start where it is below 1e-30.
+  const int start =
+      want + 30 + static_cast<int>(std::sqrt(140.0 * x)) + static_cast<int>(x > 50 ? 0 : x);
+  double above = 0, cur = 1e-280, sum = 0;
+  for (int n = start; n >= 1; --n) {
+    const double below = above + (2.0 * n / x) * cur;  // I_{n-1}
+    if (n < want) out[n] = cur;
+    sum += 2 * cur;
+    above = cur;
+    cur = below;
+    if (std::fabs(cur) > 1e250) {  // rescale everything kept so far
+      const double f = 1e-250;
+      cur *= f, above *= f, sum *= f;
+      for (int k = n; k < want; ++k) out[k] *= f;
+    }
+  }
+  out[0] = cur;
+  sum += cur;
+  for (double& v : out) v /= sum;
+}
+
+}  // namespace
+
+std::vector<double> lattice_green_table(int r) {
+  // G(a, b, c) = int_0^inf e^{-6t} I_a(2t) I_b(2t) I_c(2t) dt (the simple cubic lattice's
+  // Green's function, e.g. Joyce 1971; sum over the 6 neighbours of G - 6 G = -delta), by
+  // 16-point Gauss-Legendre on [0, 1/2] and on geometric panels up to T = 2e5, plus the
+  // tail from the large-argument expansion e^{-x} I_n(x) ~ (1 - (4n^2 - 1) / 8x) / sqrt(2 pi x).
+  static const double xg[8] = {0.0950125098376374, 0.2816035507792589, 0.4580167776572274,
+                               0.6178762444026438, 0.7554044083550030, 0.8656312023878318,
+                               0.9445750230732326, 0.9894009349916499};
+  static const double wg[8] = {0.1894506104550685, 0.1826034150449236, 0.1691565193950025,
+                               0.1495959888165767, 0.1246289712555339, 0.0951585116824928,
+                               0.0622535239386479, 0.0271524594117541};
+  const int n = r + 1;
+  std::vector<double> g(std::size_t(n) * n * n, 0.0);
+  std::vector<std::pair<double, double>> nodes;  // (t, weight)
+  auto panel = [&](double a, double b) {
+    const double mid = 0.5 * (a + b), half = 0.5 * (b - a);
+    for (int k = 0; k < 8; ++k)
+      for (const double sgn : {-1.0, 1.0})
+        nodes.push_back({mid + sgn * half * xg[k], half * wg[k]});
+  };
+  const double t_end = 2e5;
+  panel(0, 0.5);
+  for (double a = 0.5; a < t_end; a *= 1.25) panel(a, std::min(a * 1.25, t_end));
+  std::vector<double> iv(n);
+  std::vector<double> table(nodes.size() * n);
+  for (std::size_t q = 0; q < nodes.size(); ++q) {
+    scaled_bessel_i(2 * nodes[q].first, iv);
+    std::copy(iv.begin(), iv.end(), table.begin() + q * n);
+  }
+  const double c0 = std::pow(4 * std::numbers::pi, -1.5);
+#pragma omp parallel for schedule(dynamic)
+  for (int c = 0; c < n; ++c)
+    for (int b = 0; b <= c; ++b)
+      for (int a = 0; a <= b; ++a) {
+        double sum = 0;
+        for (std::size_t q = 0; q < nodes.size(); ++q) {
+          const double* t = table.data() + q * n;
+          sum += nodes[q].second * t[a] * t[b] * t[c];
+        }
+        const double mu = (4.0 * a * a - 1) + (4.0 * b * b - 1) + (4.0 * c * c - 1);
+        sum += c0 * (2 / std::sqrt(t_end) - mu / 16 * (2.0 / 3) * std::pow(t_end, -1.5));
+        const int perm[6][3] = {{a, b, c}, {a, c, b}, {b, a, c}, {b, c, a}, {c, a, b}, {c, b, a}};
+        for (const auto& p : perm) g[(std::size_t(p[2]) * n + p[1]) * n + p[0]] = sum;
+      }
+  return g;
+}
+
+double lattice_green_far(int a, int b, int c) {
+  const double x = a, y = b, z = c;
+  const double r2 = x * x + y * y + z * z, r = std::sqrt(r2);
+  const double quartic = (x * x * x * x + y * y * y * y + z * z * z * z) / (r2 * r2);
+  return 1 / (4 * std::numbers::pi * r) + (5 * quartic - 3) / (32 * std::numbers::pi * r2 * r);
+}
+
+namespace {
+
 // The isolated Green's function's multipliers, transformed with `fft` (on the doubled grid
 // of n; its real array is overwritten).
 std::vector<double> green_multipliers(RealFft3d& fft, std::array<int, 3> n, double h) {
   if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
   const auto& m = fft.shape();
+  static const std::vector<double> near = lattice_green_table(kLatticeGreenExact);
   // Index a along an axis is the separation a for a <= n, a - 2n beyond (so index n is the
   // separation +-n, both |r| = n h).
   double* g = fft.real();
@@ -187,12 +279,15 @@ std::vector<double> green_multipliers(RealFft3d& fft, std::array<int, 3> n, doub
       for (int a = 0; a < m[0]; ++a) {
         const int s[3] = {a <= n[0] ? a : a - m[0], b <= n[1] ? b : b - m[1],
                           c <= n[2] ? c : c - m[2]};
-        const double r =
-            h * std::sqrt(double(s[0]) * s[0] + double(s[1]) * s[1] + double(s[2]) * s[2]);
-        // -h^3 / |r|: the potential per unit G of a cell of unit density; at r = 0 the
-        // cube's own, -C h^2.
-        g[(std::size_t(c) * m[1] + b) * m[0] + a] =
-            r > 0 ? -h * h * h / r : -kCubeSelfPotential * h * h;
+        const int x = std::abs(s[0]), y = std::abs(s[1]), z = std::abs(s[2]);
+        // -4 pi h^2 G_L(s): the potential per unit G of a cell of unit density, the 7-point
+        // operator's own (-h^2 / |s| far away).
+        const double lgf =
+            std::max({x, y, z}) <= kLatticeGreenExact
+                ? near[(std::size_t(z) * (kLatticeGreenExact + 1) + y) * (kLatticeGreenExact + 1) +
+                       x]
+                : lattice_green_far(x, y, z);
+        g[(std::size_t(c) * m[1] + b) * m[0] + a] = -4 * std::numbers::pi * h * h * lgf;
       }
   fft.forward();
   // G is even in every axis, so its transform is real; the backward transform's 1/cells

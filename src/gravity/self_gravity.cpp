@@ -21,11 +21,25 @@ mesh::FieldInfo potential_field() {
   f.flux_corrected = false;
   // A potential has no conservation law to keep, and every level solves for its own.
   f.restricted = false;
-  // The coarse-fine ghost values are a refined level's Dirichlet boundary: second order.
+  // New patches of a regrid: the first guess of their solve (the solves' ghost values are
+  // interpolated quadratically by gather_potential).
   f.prolongation = mesh::Prolongation::kLinear;
   f.checkpointed = true;
   f.plotted = true;
   f.plot_dataset = "grav";
+  return f;
+}
+
+mesh::FieldInfo correction_field() {
+  mesh::FieldInfo f;
+  f.name = kCorrectionField;
+  f.time_levels = 1;
+  f.flux_corrected = false;
+  f.restricted = false;
+  // New patches get no source: the regrid that makes them solves every level again.
+  f.prolongation = mesh::Prolongation::kInjection;
+  f.checkpointed = true;
+  f.plotted = false;
   return f;
 }
 
@@ -49,9 +63,10 @@ void check_params(const Params& p, const mesh::Geometry& g) {
 }
 
 SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mesh::Geometry& g,
-                         int phi_field, bool gpu)
+                         int phi_field, int source_field, bool gpu)
     : model_(model),
       phi_field_(phi_field),
+      source_field_(source_field),
       n_(g.root_cells),
       h_(g.dx0),
       four_pi_g_(4 * std::numbers::pi * p.real("gravity.G")),
@@ -62,6 +77,7 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
   solver_ = gpu ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
   rho_.assign(std::size_t(n_[0]) * n_[1] * n_[2], 0.0);
   phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
+  phi_prev_ = phi_;
 }
 
 SelfGravity::~SelfGravity() = default;
@@ -97,11 +113,17 @@ void SelfGravity::solve(mesh::Mesh& m) {
   const int n0 = n_[0], n1 = n_[1];
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     const Real* u = m.current(p);
+    const Real* src =
+        source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
     for (int k = 0; k < kN; ++k)
       for (int j = 0; j < kN; ++j)
-        for (int i = 0; i < kN; ++i)
-          rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = u[(k * kN + j) * kN + i];
+        for (int i = 0; i < kN; ++i) {
+          const int a = (k * kN + j) * kN + i;
+          rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] =
+              src ? double(u[a]) + double(src[a]) : double(u[a]);
+        }
   });
+  phi_prev_.swap(phi_);
   mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     Real* phi = m.current(p) + std::size_t(phi_field_) * mesh::kPatchCells;
@@ -150,6 +172,8 @@ double SelfGravity::kick(mesh::Mesh& m, double dt) const {
 
 namespace {
 
+void continue_linearly(const mesh::Mesh& m, int level, mesh::CoarseBox& cb);
+
 // Beyond a non-periodic domain boundary a refined level's ghost potential continues the
 // coarser level's: the coarse box's cells outside the domain (which gather_box filled
 // with the nearest inside value) become the linear continuation of the two inside cells
@@ -159,7 +183,44 @@ namespace {
 // values along the face. Continued from the coarser level, not from the level's own
 // interior, so that the Dirichlet problem stays well posed (its own values would make the
 // boundary follow the solution: d^2 phi / dn^2 = 0 admits any linear potential).
-void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& cb) {
+void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& cb,
+                              const SelfGravity* root, double weight) {
+  const auto cells = m.level_cells(level);
+  const int n = cb.n;
+  continue_linearly(m, level, cb);
+  if (level != 0 || root == nullptr || root->periodic()) return;
+  // Next to the root level the free-space potential just outside the domain is known: the
+  // layer at distance 1 takes it, the layer at distance 2 continues it linearly, so that a
+  // refined level touching the domain boundary is bounded by the potential of the whole
+  // (corrected) mass, not by its own extrapolation.
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        const int g[3] = {cb.lo[0] + i, cb.lo[1] + j, cb.lo[2] + k};
+        bool outside = false, layer = true;
+        for (int d = 0; d < 3; ++d) {
+          if (g[d] < 0 || g[d] >= cells[d]) outside = true;
+          if (g[d] < -1 || g[d] > cells[d]) layer = false;
+        }
+        if (outside && layer) cb.at(0, i, j, k) = Real(root->exterior(g[0], g[1], g[2], weight));
+      }
+  for (int d = 0; d < 3; ++d)
+    for (int k = 0; k < n; ++k)
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) {
+          int idx[3] = {i, j, k};
+          const int q = cb.lo[d] + idx[d];
+          if (q != -2 && q != cells[d] + 1) continue;
+          const int step = q < 0 ? 1 : -1;  // inward
+          int a1[3] = {i, j, k}, a0[3] = {i, j, k};
+          a1[d] += step;
+          a0[d] += 2 * step;
+          if (a0[d] < 0 || a0[d] >= n) continue;
+          cb.at(0, i, j, k) = 2 * cb.at(0, a1[0], a1[1], a1[2]) - cb.at(0, a0[0], a0[1], a0[2]);
+        }
+}
+
+void continue_linearly(const mesh::Mesh& m, int level, mesh::CoarseBox& cb) {
   const auto cells = m.level_cells(level);
   const int n = cb.n;
   for (int d = 0; d < 3; ++d) {
@@ -185,10 +246,51 @@ void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& c
   }
 }
 
+// The potential of patch `parent` with two layers of ghost cells (12^3, at time `weight`),
+// continued beyond non-periodic domain boundaries: what its children's ghost values are
+// interpolated from.
+void gather_parent_potential(const mesh::Mesh& m, int parent, double weight, int phi_field,
+                             mesh::CoarseBox& cb, const SelfGravity* root) {
+  const auto& meta = m.patch(parent);
+  mesh::gather_box(m, meta.level, {meta.corner[0] - 2, meta.corner[1] - 2, meta.corner[2] - 2},
+                   mesh::kPatchSize + 4, weight, cb, phi_field, 1);
+  continue_beyond_boundary(m, meta.level, cb, root, weight);
+}
+
+// The potential of fine cell `fine` (level index) from the 3 x 3 x 3 coarse cells around
+// its parent: tensor-product quadratic Lagrange interpolation, third order. The ghost
+// values are the Dirichlet boundary of a refined level's solve, and an error there is an
+// error of the solution next to it: linear interpolation (error (h/4)^2 phi''/2 per axis,
+// plus the cross terms it drops) limits the refined level to the coarser level's accuracy
+// near a steep potential (Schive et al. 2010 §2.3 interpolate quadratically for the same
+// reason). The fine cell's centre is a quarter of a coarse cell from its parent's, on the
+// side s = -1 or +1: weights (5/32, 15/16, -3/32) on (-s, 0, +s) reversed for s = -1.
+Real interpolate_potential(const mesh::CoarseBox& cb, std::array<int, 3> fine) {
+  int c[3];
+  Real w[3][3];
+  for (int d = 0; d < 3; ++d) {
+    const int coarse = fine[d] >= 0 ? fine[d] / 2 : -((1 - fine[d]) / 2);
+    const bool upper = fine[d] - 2 * coarse == 1;
+    c[d] = coarse - cb.lo[d];
+    w[d][0] = upper ? Real(-3) / 32 : Real(5) / 32;
+    w[d][1] = Real(15) / 16;
+    w[d][2] = upper ? Real(5) / 32 : Real(-3) / 32;
+  }
+  Real value = 0;
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j) {
+      Real row = 0;
+      for (int i = 0; i < 3; ++i)
+        row += w[0][i] * cb.at(0, c[0] + i - 1, c[1] + j - 1, c[2] + k - 1);
+      value += w[1][j] * w[2][k] * row;
+    }
+  return value;
+}
+
 }  // namespace
 
 void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, double weight, Real* rho,
-                      Real* phi, bool coarse_ghosts) {
+                      Real* phi, bool coarse_ghosts, int source_field, const SelfGravity* root) {
   constexpr int n = kernels::kSorBox;
   constexpr std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
@@ -197,7 +299,11 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
     thread_local std::vector<Real> all;
     all.resize(n3 * m.nvar());
     evolve::prepare_group(m, m.current_slot(0), first_patch, 1, all.data(), weight);
-    if (rho) std::copy_n(all.data(), n3, rho);
+    if (rho) {
+      std::copy_n(all.data(), n3, rho);
+      if (source_field >= 0)
+        for (std::size_t c = 0; c < n3; ++c) rho[c] += all[std::size_t(source_field) * n3 + c];
+    }
     std::copy_n(all.data() + std::size_t(phi_field) * n3, n3, phi);
     return;
   }
@@ -214,6 +320,10 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
         const int a = (k * kN + j) * kN;
         std::copy_n(u + phi_off + a, kN, phi + b);
         if (rho) std::copy_n(u + a, kN, rho + b);
+        if (rho && source_field >= 0) {
+          const Real* src = u + std::size_t(source_field) * mesh::kPatchCells + a;
+          for (int i = 0; i < kN; ++i) rho[b + i] += src[i];
+        }
       }
   }
   // The ghost layer. With coarse_ghosts all of it from the coarser level (the SOR's
@@ -222,19 +332,15 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
   // every group of the level the same boundary data; Schive et al. 2010 §2.3: "the
   // ghost-zone values are filled by interpolation from the patches one level coarser");
   // else a same-level neighbour's value where there is one (the kicks, after the level's
-  // solve). Coarse values: interpolated in space (unlimited slopes) and in time at `weight`.
+  // solve). Coarse values: interpolated in space (quadratic) and in time at `weight`.
   thread_local mesh::CoarseBox cb;
   bool gathered = false;
   auto coarse = [&](std::array<int, 3> fine) {
     if (!gathered) {
-      const auto& parent = m.patch(base.parent);
-      mesh::gather_box(m, parent.level,
-                       {parent.corner[0] - 2, parent.corner[1] - 2, parent.corner[2] - 2},
-                       mesh::kPatchSize + 4, weight, cb, phi_field, 1);
-      continue_beyond_boundary(m, parent.level, cb);
+      gather_parent_potential(m, base.parent, weight, phi_field, cb, root);
       gathered = true;
     }
-    return mesh::prolong_cell(cb, 0, fine);
+    return interpolate_potential(cb, fine);
   };
   const auto& c0 = base.corner;
   for (int k = 0; k < n; ++k)
@@ -272,7 +378,8 @@ namespace {
 // where they exist). The gather reads only the potential, which f may not write: f may
 // write the level's other fields while other groups are gathered.
 template <class F>
-void for_level_potentials(const mesh::Mesh& m, int phi_field, int level, double weight, F&& f) {
+void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_field, int level,
+                          double weight, F&& f) {
   const auto& groups = m.groups(level);
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 4)
@@ -280,7 +387,7 @@ void for_level_potentials(const mesh::Mesh& m, int phi_field, int level, double 
     errors.run(static_cast<std::int64_t>(g), [&] {
       thread_local std::vector<Real> box;
       box.resize(kernels::box_cells(1));
-      gather_potential(m, phi_field, groups[g], weight, nullptr, box.data(), false);
+      gather_potential(m, phi_field, groups[g], weight, nullptr, box.data(), false, -1, root);
       f(g, box.data());
     });
   errors.rethrow();
@@ -293,7 +400,7 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
   const bool energy = model_.has_energy();
   const auto& groups = m.groups(level);
   std::vector<double> speeds(groups.size(), 0.0);  // per group, then the largest
-  for_level_potentials(m, phi_field_, level, weight, [&](std::size_t g, const Real* phi) {
+  for_level_potentials(m, this, phi_field_, level, weight, [&](std::size_t g, const Real* phi) {
     constexpr int n = kernels::kSorBox;
     double speed = 0;
     for (int c = 0; c < mesh::kFamilySize; ++c) {
@@ -324,7 +431,7 @@ double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level) const {
   if (level == 0) return root_acceleration_speed();
   const double h = m.dx(level), inv_2h = 0.5 / h;
   std::vector<double> speeds(m.groups(level).size(), 0.0);
-  for_level_potentials(m, phi_field_, level, 1.0, [&](std::size_t g, const Real* box) {
+  for_level_potentials(m, this, phi_field_, level, 1.0, [&](std::size_t g, const Real* box) {
     constexpr int n = kernels::kSorBox;
     double speed = 0;
     for (int k = 1; k < n - 1; ++k)
@@ -385,6 +492,223 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
   double w = 0;
   for (const double s : plane) w += s;
   return 0.5 * w * h_ * h_ * h_;
+}
+
+std::vector<Real> keep_potential(const mesh::Mesh& m, int level, int phi_field) {
+  const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
+  const auto& groups = m.groups(level);
+  std::vector<Real> kept(groups.size() * mesh::kFamilySize * mesh::kPatchCells);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c)
+      std::copy_n(m.current(groups[g] + c) + off, mesh::kPatchCells,
+                  kept.data() + (g * mesh::kFamilySize + c) * mesh::kPatchCells);
+  return kept;
+}
+
+void prolong_correction(mesh::Mesh& m, int level, int phi_field, const std::vector<Real>& kept) {
+  const int coarse = level - 1;
+  const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
+  const int cur = m.current_slot(coarse), other = m.next_slot(coarse);
+  constexpr int half = kN / 2;
+  // The coarse change, into the coarser level's other slot (gather_box reads it at w = 0).
+  const auto& coarse_groups = m.groups(coarse);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < coarse_groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const int p = coarse_groups[g] + c;
+      const Real* now = m.data(cur, p) + off;
+      const Real* before_all = kept.data() + (g * mesh::kFamilySize + c) * mesh::kPatchCells;
+      Real* change = m.data(other, p) + off;
+      const int first_child = m.patch(p).first_child;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const int a = (k * kN + j) * kN + i;
+            double before = before_all[a];
+            if (first_child != mesh::kNoPatch) {
+              const Real* f =
+                  m.current(first_child + (i / half) + 2 * (j / half) + 4 * (k / half)) + off;
+              const int fi = 2 * (i % half), fj = 2 * (j % half), fk = 2 * (k % half);
+              double sum = 0;
+              for (int q = 0; q < 8; ++q)
+                sum += f[((fk + (q >> 2)) * kN + fj + ((q >> 1) & 1)) * kN + fi + (q & 1)];
+              before = sum / 8;
+            }
+            change[a] = Real(double(now[a]) - before);
+          }
+    }
+  const auto& groups = m.groups(level);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    thread_local mesh::CoarseBox cb;
+    const int first = groups[g];
+    gather_parent_potential(m, m.patch(first).parent, 0.0, phi_field, cb, nullptr);
+    const auto& c0 = m.patch(first).corner;
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      Real* phi = m.current(first + c) + off;
+      const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i)
+            phi[(k * kN + j) * kN + i] +=
+                interpolate_potential(cb, {c0[0] + ox + i, c0[1] + oy + j, c0[2] + oz + k});
+    }
+  }
+}
+
+void clear_correction(mesh::Mesh& m, int source_field) {
+  for (int level = 0; level < m.num_levels(); ++level) {
+    const auto& groups = m.groups(level);
+#pragma omp parallel for schedule(static)
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        for (int slot = 0; slot < 2; ++slot)
+          std::fill_n(m.data(slot, groups[g] + c) + std::size_t(source_field) * mesh::kPatchCells,
+                      mesh::kPatchCells, Real(0));
+  }
+}
+
+void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field, double four_pi_g,
+                       const SelfGravity* root) {
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  const std::size_t src_off = std::size_t(source_field) * mesh::kPatchCells;
+  // d = R(phi_fine) - phi on every covered patch (a patch with children is covered whole).
+  std::vector<int> covered;
+  for (const int first : m.groups(level))
+    for (int c = 0; c < mesh::kFamilySize; ++c)
+      if (!m.patch(first + c).is_leaf()) covered.push_back(first + c);
+  std::vector<int> slot_of(m.num_patches(), -1);
+  for (std::size_t i = 0; i < covered.size(); ++i) slot_of[covered[i]] = static_cast<int>(i);
+  std::vector<double> d(covered.size() * mesh::kPatchCells);
+  constexpr int half = kN / 2;
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < covered.size(); ++i) {
+    const int p = covered[i];
+    const Real* phi = m.current(p) + phi_off;
+    double* out = d.data() + i * mesh::kPatchCells;
+    for (int k = 0; k < kN; ++k)
+      for (int j = 0; j < kN; ++j)
+        for (int ii = 0; ii < kN; ++ii) {
+          const int child = m.patch(p).first_child + (ii / half) + 2 * (j / half) + 4 * (k / half);
+          const Real* f = m.current(child) + phi_off;
+          const int fi = 2 * (ii % half), fj = 2 * (j % half), fk = 2 * (k % half);
+          double sum = 0;
+          for (int c = 0; c < 8; ++c)
+            sum += f[((fk + (c >> 2)) * kN + fj + ((c >> 1) & 1)) * kN + fi + (c & 1)];
+          out[(k * kN + j) * kN + ii] = sum / 8 - double(phi[(k * kN + j) * kN + ii]);
+        }
+  }
+  // The source: laplacian(d) / (4 pi G) on the covered cells, zero on the leaves.
+  const double scale = 1.0 / (four_pi_g * m.dx(level) * m.dx(level));  // covered cells
+  const auto& groups = m.groups(level);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const int p = groups[g] + c;
+      Real* src = m.current(p) + src_off;
+      if (slot_of[p] < 0) continue;
+      const auto& meta = m.patch(p);
+      const double* own = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
+      // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is a
+      // leaf, or beyond the domain.
+      auto at = [&](int i, int j, int k) -> double {
+        int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          if (idx[a] < 0)
+            off[a] = -1, idx[a] += kN;
+          else if (idx[a] >= kN)
+            off[a] = 1, idx[a] -= kN;
+        if (off[0] == 0 && off[1] == 0 && off[2] == 0) return own[(k * kN + j) * kN + i];
+        const int nb = meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        if (nb == mesh::kNoPatch)  // beyond the domain: no gradient of d across the boundary
+          return own[(std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
+                     std::clamp(i, 0, kN - 1)];
+        if (slot_of[nb] < 0) return 0.0;
+        return d[std::size_t(slot_of[nb]) * mesh::kPatchCells + (idx[2] * kN + idx[1]) * kN +
+                 idx[0]];
+      };
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
+                               at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
+                               6 * own[(k * kN + j) * kN + i];
+            src[(k * kN + j) * kN + i] += Real(lap * scale);
+          }
+    }
+  // Flux matching on the leaves next to a covered patch: in the composite problem the
+  // gradient through a coarse-fine face is the finer level's (its four faces' mean, from
+  // the cells inside and the ghost values its solve used), not the coarse difference
+  // across it. The leaf cell's equation changes by (coarse - fine gradient) / h, with the
+  // covered side at R(phi_fine); summed with the covered cells' source this makes the
+  // total source vanish (the discrete Gauss law of the finer level: both levels hold the
+  // same mass), so the correction adds no mass of its own (Schive et al. 2010 §2.3).
+  const double h = m.dx(level), hf = m.dx(level + 1);
+  // The finer level's gradient toward covered patch p through its face along `ax`, seen
+  // from the cell beyond it on side -side (side = +1: p's low face), at face cell (t1, t2)
+  // of p: the mean over the four fine faces of (inside - ghost) / hf, the ghost values
+  // interpolated from cb (the potential around p) as the finer level's solve has them.
+  auto fine_gradient = [&](int p, int ax, int side, int t1, int t2, const mesh::CoarseBox& cb) {
+    const auto& pc = m.patch(p).corner;
+    const int f_in = side > 0 ? 2 * pc[ax] : 2 * pc[ax] + 2 * kN - 1;
+    const int a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
+    double fine = 0;
+    for (int s2 = 0; s2 < 2; ++s2)
+      for (int s1 = 0; s1 < 2; ++s1) {
+        std::array<int, 3> f;
+        f[a1] = 2 * (pc[a1] + t1) + s1;
+        f[a2] = 2 * (pc[a2] + t2) + s2;
+        f[ax] = f_in;
+        int local[3], child = m.patch(p).first_child;
+        for (int a = 0; a < 3; ++a) {
+          const int l = f[a] - 2 * pc[a];
+          child += (l / kN) << a;
+          local[a] = l % kN;
+        }
+        const double in = m.current(child)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
+        f[ax] = f_in - side;
+        fine += in - double(interpolate_potential(cb, f));
+      }
+    return fine / (4 * hf);
+  };
+  // The face cell (t1, t2) on layer q along ax, as a patch index.
+  auto face_cell = [](int ax, int q, int t1, int t2) {
+    int idx[3];
+    idx[ax] = q;
+    idx[(ax + 1) % 3] = t1;
+    idx[(ax + 2) % 3] = t2;
+    return (idx[2] * kN + idx[1]) * kN + idx[0];
+  };
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const int u = groups[g] + c;
+      if (slot_of[u] >= 0) continue;
+      Real* src = m.current(u) + src_off;
+      const Real* phi_u = m.current(u) + phi_off;
+      std::fill_n(src, mesh::kPatchCells, Real(0));
+      thread_local mesh::CoarseBox cb;
+      for (int ax = 0; ax < 3; ++ax)
+        for (int side = -1; side <= 1; side += 2) {
+          int off[3] = {0, 0, 0};
+          off[ax] = side;
+          const int p = m.patch(u).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+          if (p == mesh::kNoPatch || slot_of[p] < 0) continue;
+          gather_parent_potential(m, p, 1.0, phi_field, cb, root);
+          const double* dp = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
+          const Real* phi_p = m.current(p) + phi_off;
+          // u's cells at q_u along ax face p's at q_p.
+          const int q_u = side > 0 ? kN - 1 : 0, q_p = side > 0 ? 0 : kN - 1;
+          for (int t2 = 0; t2 < kN; ++t2)
+            for (int t1 = 0; t1 < kN; ++t1) {
+              const int cu = face_cell(ax, q_u, t1, t2), cp = face_cell(ax, q_p, t1, t2);
+              const double fine = fine_gradient(p, ax, side, t1, t2, cb);
+              const double coarse = (double(phi_p[cp]) + dp[cp] - double(phi_u[cu])) / h;
+              src[cu] += Real((coarse - fine) / h / four_pi_g);
+            }
+        }
+    }
 }
 
 }  // namespace tessera::gravity

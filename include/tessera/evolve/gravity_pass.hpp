@@ -36,14 +36,19 @@ class PoissonPass final : public GroupPass {
   bool prepare(const LevelStep& s, int first_patch, int, Real* box) override {
     constexpr std::size_t n3 = kernels::box_cells(1);
     gravity::gather_potential(s.mesh, gravity_.phi_field(), first_patch, s.coarse_weight_end, box,
-                              box + n3, true);
+                              box + n3, !sibling_ghosts_, gravity_.source_field(), &gravity_);
     return true;
   }
+  // Whether the next runs take the ghost values on faces shared with a same-level group
+  // from that group's potential (sibling relaxation, Schive et al. 2010 §2.3) instead of
+  // from the coarser level.
+  void set_sibling_ghosts(bool on) { sibling_ghosts_ = on; }
   const gravity::SorSolver& sor() const { return solver_; }
 
  private:
   const gravity::SelfGravity& gravity_;
   gravity::SorSolver solver_;
+  bool sibling_ghosts_ = false;
 };
 
 // What the SOR solves of a run did, for the log and the benchmark.
@@ -77,12 +82,14 @@ class GravityPass final : public LevelPass {
     return stats;
   }
   // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end).
-  void solve_refined(const LevelStep& s) {
+  void solve_refined(const LevelStep& s, bool sibling_ghosts = false) {
+    poisson_->set_sibling_ghosts(sibling_ghosts);
     // Its own timers: the hydro pipeline's stages stay the hydro's.
     const LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
                         s.registers, sor_->timers, nullptr, s.coarse_weight_end};
     const auto t0 = Timers::Clock::now();
     const PassStats r = poisson_->run(own);
+    poisson_->set_sibling_ghosts(false);
     sor_->seconds += std::chrono::duration<double>(Timers::Clock::now() - t0).count();
     ++sor_->solves;
     sor_->groups += r.groups;

@@ -16,13 +16,18 @@
 // (the periodic "Jeans swindle": a periodic potential exists only for zero net source),
 // and the potential has zero mean.
 //
-// IsolatedFftPoisson: vacuum boundaries, phi(x_i) = sum_j G(x_i - x_j) rho_j h^3 with the
-// free-space Green's function -G / |r|, computed as a cyclic convolution on the grid
-// doubled along every axis with the density zero-padded (Hockney & Eastwood 1981 §6.5.2,
-// the doubling-up method). The Green's function is sampled at cell-centre separations;
-// at r = 0 it is the potential at the centre of a uniform cube cell due to its own mass,
-// -G rho C h^2 = -G (rho h^3) C / h with C = int_{[-1/2,1/2]^3} dV / |r| =
-// 3 ln(2 + sqrt 3) - pi / 2 = 2.38008 (kCubeSelfPotential). Its transform is computed once.
+// IsolatedFftPoisson: vacuum boundaries, phi(x_i) = -4 pi G h^2 sum_j G_L(i - j) rho_j with
+// G_L the Green's function of the 7-point Laplacian on the infinite lattice (the simple
+// cubic lattice Green's function: sum over the 6 neighbours of G_L minus 6 G_L = -delta;
+// G_L(0) = 0.2527..., G_L(s) -> 1 / (4 pi |s|)), computed as a cyclic convolution on the
+// grid doubled along every axis with the density zero-padded (Hockney & Eastwood 1981
+// §6.5.2, the doubling-up method). With the lattice's own Green's function (instead of
+// -G / |r| sampled at cell centres) the discrete equation of the periodic solver holds in
+// every cell to round-off, with vacuum beyond the grid, so the root level solves the same
+// operator as the refined levels' SOR (which the potential correction relies on). G_L is
+// integrated for separations up to kLatticeGreenExact per axis (lattice_green_table) and
+// taken from its large-distance expansion beyond (lattice_green_far, relative error
+// ~1e-6 there). Its transform is computed once.
 // Memory: the doubled grid's real array, its spectrum and the Green's transform, about
 // 8 n^3 (1 + 1 + 1/2) doubles.
 #pragma once
@@ -34,9 +39,14 @@
 
 namespace tessera::gravity {
 
-// int over the unit cube [-1/2, 1/2]^3 of dV / |r|: 8 (1/4) ((3/2) ln(2 + sqrt 3) - pi/4),
-// from the integral of 1/|r| over the unit cube with a corner at the origin.
-inline constexpr double kCubeSelfPotential = 2.380077363979553;
+// The simple cubic lattice Green's function G_L(a, b, c) for 0 <= a, b, c <= r, as a table
+// [c][b][a] ((r+1)^3), from its integral representation
+// int_0^inf e^{-6t} I_a(2t) I_b(2t) I_c(2t) dt (to about 1e-10).
+std::vector<double> lattice_green_table(int r);
+// Its large-distance expansion to O(|s|^-5): 1 / (4 pi r) + (5 sum s_d^4 / r^4 - 3) / (32 pi r^3).
+double lattice_green_far(int a, int b, int c);
+// Separations up to this (per axis) use the integrated table, larger ones the expansion.
+inline constexpr int kLatticeGreenExact = 48;
 
 // Real-to-complex 3D transform of an n[0] x n[1] x n[2] grid (x fastest), unnormalised,
 // with the same bits for any number of OpenMP threads.

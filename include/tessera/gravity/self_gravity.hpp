@@ -18,25 +18,67 @@
 namespace tessera::gravity {
 
 class RootPoissonSolver;
+class SelfGravity;
 
 // The name of the potential's field (mesh::FieldRegistry) and plot-file variable.
 inline constexpr const char* kPotentialField = "phi";
 
 // The potential's field: two time levels (the previous solve stays in the other slot, for
 // the finer levels' ghost values between the coarse level's solves), neither refluxed nor
-// restricted (each level keeps its own solution), prolonged with unlimited slopes,
-// checkpointed and plotted (dataset "grav").
+// restricted (each level keeps its own solution), prolonged with unlimited slopes into
+// a regrid's new patches (their first guess), checkpointed and plotted (dataset "grav").
 mesh::FieldInfo potential_field();
 
+// The field of the potential correction's source (gravity.potential_correction): on each
+// cell of a level that a finer level covers, the density to add to the cell's own so that
+// the level's Poisson equation reproduces the finer level's potential there (see
+// correction_source); zero elsewhere. One time level, neither refluxed nor restricted nor
+// plotted; checkpointed, so that a restart solves exactly what the run solved.
+inline constexpr const char* kCorrectionField = "phi_source";
+mesh::FieldInfo correction_field();
+
+// The potential correction's source on `level` (which must have a finer level), from the
+// finer level's potential and the level's own (both as they stand). On every covered cell
+// d = R(phi_fine) - phi (R: the average of the eight finer cells); d = 0 on the level's
+// leaves, and no gradient of d across a domain boundary. Added to the source of the
+// covered cells: (7-point laplacian of d) / (4 pi G). Set on the leaves: on a leaf cell
+// next to a covered one, (coarse difference across the face with the covered side at
+// R(phi_fine) - the finer level's gradient through it, from its cells and the ghost values
+// its solve used) / (4 pi G h) per such face, zero elsewhere. Solving the level again with
+// the source added to the density makes its potential the finer one's where it is covered
+// and gives its other cells the finer level's fluxes (the full-approximation form of
+// Schive et al. 2010 §2.3, eqs. 21-25, whose pseudo mass sheets are the leaves' terms);
+// the terms sum to zero (the finer level's discrete Gauss law), so no mass is added.
+// `root`: the root's solver, for the free-space potential outside an isolated domain.
+void correction_source(mesh::Mesh& mesh, int level, int phi_field, int source_field,
+                       double four_pi_g, const SelfGravity* root = nullptr);
+// The two halves of a coarse-level correction in the composite solve (the FAS cycle of
+// Simulation::solve_gravity): keep_potential returns a copy of the level's potential (the
+// values it had before its correction; patches in group order); prolong_correction then
+// adds to every cell of `level` the change of the coarser level, interpolated
+// quadratically: on the coarser level's covered cells the change is phi - R(phi_fine)
+// (its new value against the finer level's, so that the finer level takes up the coarse
+// solution's smooth part and keeps its own detail), elsewhere phi - kept. The coarser
+// level's other slot is used as scratch for the change.
+std::vector<Real> keep_potential(const mesh::Mesh& mesh, int level, int phi_field);
+void prolong_correction(mesh::Mesh& mesh, int level, int phi_field,
+                        const std::vector<Real>& kept_coarse);
+// Sets the correction's source to zero on every level.
+void clear_correction(mesh::Mesh& mesh, int source_field);
+
 // The potential of the group starting at `first_patch`, with one ghost layer, into `phi`
-// (18^3), and its density into `rho` (18^3, interior only meaningful; may be null). The
-// ghost layer: with `coarse_ghosts` (the SOR's Dirichlet boundary) all of it from the
-// coarser level, interpolated in space (unlimited slopes) and in time at `weight` between
-// its previous and current solve; else same-level neighbours' values where they exist
-// (the kicks, after the level's solve), the coarser level's elsewhere. Beyond a
-// non-periodic domain boundary the coarser level's potential continued linearly.
+// (18^3), and its density into `rho` (18^3, interior only meaningful; may be null), the
+// correction's source added when `source_field` >= 0. The ghost layer: with
+// `coarse_ghosts` (the SOR's Dirichlet boundary) all of it from the coarser level,
+// interpolated in space (tensor-product quadratic, third order) and in time at `weight`
+// between its previous and current solve; else same-level neighbours' values where they
+// exist (the kicks after the level's solve, and sibling relaxation), the coarser level's
+// elsewhere. Beyond a non-periodic domain boundary: next to the root, with `root` given,
+// the root's free-space potential just outside the domain (SelfGravity::exterior); else
+// the coarser level's potential continued linearly.
 void gather_potential(const mesh::Mesh& mesh, int phi_field, int first_patch, double weight,
-                      Real* rho, Real* phi, bool coarse_ghosts);
+                      Real* rho, Real* phi, bool coarse_ghosts, int source_field = -1,
+                      const SelfGravity* root = nullptr);
 
 // What the [gravity] keys and the mesh make meaningless, as tessera::Error(kInput) naming
 // the keys: periodic gravity without periodic mesh boundaries (the mean density subtracted
@@ -49,9 +91,10 @@ class SelfGravity {
  public:
   // For a run whose parameters passed check_params with gravity.enabled; `phi_field` is the
   // potential's index in the mesh's registry; `gpu`: solve with cuFFT on the current GPU
-  // (runs on the CUDA backend), else with FFTW.
+  // (runs on the CUDA backend), else with FFTW; `source_field`: the correction's source
+  // (kCorrectionField), added to the density of every solve, or -1 without correction.
   SelfGravity(const Params& params, const physics::Model& model, const mesh::Geometry& geometry,
-              int phi_field, bool gpu);
+              int phi_field, int source_field, bool gpu);
   ~SelfGravity();
   SelfGravity(const SelfGravity&) = delete;
   SelfGravity& operator=(const SelfGravity&) = delete;
@@ -77,9 +120,19 @@ class SelfGravity {
   const kernels::SorParams& sor_params() const { return sor_; }
   double four_pi_g() const { return four_pi_g_; }
   int phi_field() const { return phi_field_; }
+  int source_field() const { return source_field_; }
   // (1/2) sum rho phi dV over the root level: the gravitational potential energy of the
   // last solve (with the periodic solve, of the density less its mean).
   double potential_energy(const mesh::Mesh& mesh) const;
+  // The root potential of root cell (i, j, k) in the layer just outside the domain (each
+  // index in -1 .. n, one at least outside), interpolated in time at `weight` between the
+  // previous solve and the last: with isolated boundaries the free-space potential there,
+  // which a refined level touching the domain boundary takes for its ghost values (beyond
+  // the domain there is no coarse cell to interpolate from).
+  double exterior(int i, int j, int k, double weight) const {
+    const std::size_t a = ghosted(i, j, k);
+    return weight == 1.0 ? phi_[a] : (1 - weight) * phi_prev_[a] + weight * phi_[a];
+  }
   // The mean density the last periodic solve subtracted (0 for isolated boundaries).
   double mean_density() const { return mean_; }
   bool periodic() const { return periodic_; }
@@ -95,6 +148,7 @@ class SelfGravity {
 
   const physics::Model& model_;
   int phi_field_;
+  int source_field_;
   std::array<int, 3> n_;
   double h_;
   double four_pi_g_;
@@ -103,8 +157,9 @@ class SelfGravity {
   int solves_ = 0;
   kernels::SorParams sor_;
   std::unique_ptr<RootPoissonSolver> solver_;
-  std::vector<double> rho_;  // root density, [n2][n1][n0]
-  std::vector<double> phi_;  // root potential with one ghost layer, [n2+2][n1+2][n0+2]
+  std::vector<double> rho_;       // root density, [n2][n1][n0]
+  std::vector<double> phi_;       // root potential with one ghost layer, [n2+2][n1+2][n0+2]
+  std::vector<double> phi_prev_;  // the same, of the solve before
 };
 
 }  // namespace tessera::gravity
