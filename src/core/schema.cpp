@@ -197,7 +197,7 @@ std::vector<ParamSpec> core_specs() {
        "the potential correction: at every synchronisation of the levels (the first solve, "
        "the end of each root step, a regrid) one multigrid (FAS) cycle corrects each coarser "
        "level's potential with its finer levels' solution where they cover it, and the finer "
-       "levels take up the coarse change (about four more SOR solves per refined level; "
+       "levels take up the coarse change (three more SOR solves per refined level; "
        "docs/architecture.md, \"Self-gravity\"); false: each level solved once from the "
        "coarser one",
        {},

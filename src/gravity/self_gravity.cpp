@@ -199,12 +199,15 @@ void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& c
         const int g[3] = {cb.lo[0] + i, cb.lo[1] + j, cb.lo[2] + k};
         bool outside = false, layer = true;
         for (int d = 0; d < 3; ++d) {
-          if (g[d] < 0 || g[d] >= cells[d]) outside = true;
+          const bool out = g[d] < 0 || g[d] >= cells[d];
+          if (out && m.geometry().periodic(d)) layer = false;  // a periodic image: as it is
+          if (out) outside = true;
           if (g[d] < -1 || g[d] > cells[d]) layer = false;
         }
         if (outside && layer) cb.at(0, i, j, k) = Real(root->exterior(g[0], g[1], g[2], weight));
       }
-  for (int d = 0; d < 3; ++d)
+  for (int d = 0; d < 3; ++d) {
+    if (m.geometry().periodic(d)) continue;
     for (int k = 0; k < n; ++k)
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) {
@@ -218,6 +221,7 @@ void continue_beyond_boundary(const mesh::Mesh& m, int level, mesh::CoarseBox& c
           if (a0[d] < 0 || a0[d] >= n) continue;
           cb.at(0, i, j, k) = 2 * cb.at(0, a1[0], a1[1], a1[2]) - cb.at(0, a0[0], a0[1], a0[2]);
         }
+  }
 }
 
 void continue_linearly(const mesh::Mesh& m, int level, mesh::CoarseBox& cb) {
