@@ -195,11 +195,11 @@ std::vector<ParamSpec> core_specs() {
        ParamType::kBool,
        true,
        "the potential correction: at every synchronisation of the levels (the first solve, "
-       "the end of each root step, a regrid) one multigrid (FAS) cycle corrects each coarser "
-       "level's potential with its finer levels' solution where they cover it, and the finer "
-       "levels take up the coarse change (three more SOR solves per refined level; "
-       "docs/architecture.md, \"Self-gravity\"); false: each level solved once from the "
-       "coarser one",
+       "the end of each root step, a regrid) a two-grid multigrid (FAS) cycle corrects the "
+       "root's potential with the first refined level's where it covers the root, and the "
+       "refined levels take up the change (one more FFT, three more SOR solves of level 1 "
+       "and two of each finer level; docs/architecture.md, \"Self-gravity\"); false: each "
+       "level solved once from the coarser one",
        {},
        0,
        {}},

@@ -444,35 +444,32 @@ void Simulation::solve_gravity(bool refined) {
       for (int level = 1; level < levels; ++level) solve_level(level, false);
     return;
   }
-  // The potential correction (docs/architecture.md, "Self-gravity"): one full-approximation
-  // (FAS) multigrid cycle over the levels for the composite problem, started from the
-  // uncorrected solution. (a) Every level solved without correction, each from its
-  // coarser one (Schive et al. 2010 §2.3). (b) Down, from the finest level: a sweep of
-  // sibling relaxation (each group solved again with its same-level neighbours' values as
-  // ghosts), then the coarser level's source from it (gravity::correction_source: where it
-  // is covered, the coarse operator on the finer solution; on its cells next to a covered
-  // one, the finer level's flux through the face); the root solved with its source.
-  // (c) Up: each level takes the coarser level's change (gravity::prolong_correction),
-  // then a sweep of sibling relaxation. Nothing is carried from the previous
-  // synchronisation (the level steps in between solve with the sources of the last one),
-  // so that no error can accumulate over the steps.
+  // The potential correction (docs/architecture.md, "Self-gravity"): one two-grid
+  // full-approximation (FAS) cycle between the root, which is solved exactly, and the first
+  // refined level, started from the uncorrected solution. (a) Every level solved without
+  // correction, each from its coarser one (Schive et al. 2010 §2.3). (b) Level 1: a sweep
+  // of sibling relaxation (each group solved again with its same-level neighbours' values
+  // as ghosts), then the root's source from it (gravity::correction_source: where level 1
+  // covers the root, the root operator on level 1's solution; on root cells next to a
+  // covered one, level 1's flux through the face), and the root solved with it. (c) Level 1
+  // takes the root's change (gravity::prolong_correction) and a sweep of sibling
+  // relaxation; the finer levels are solved again, each from the corrected level above.
+  // A refined level is not a coarse grid of the cycle: its patch-group solves do not give
+  // the far field of a correction, and measured, correcting level 1 from level 2 as well
+  // made the two-level error larger (docs/validation.md). Nothing is carried from the
+  // previous synchronisation (the level steps in between solve with the root's source of
+  // the last one), so that no error can accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
   for (int level = 1; level < levels; ++level) solve_level(level, false);
   const int phi = gravity_->phi_field();
-  std::vector<std::vector<Real>> kept(levels);
-  for (int level = levels - 1; level >= 1; --level) {
-    solve_level(level, true);
-    if (level < levels - 1) kept[level] = gravity::keep_potential(*mesh_, level, phi);
-    gravity::correction_source(*mesh_, level - 1, phi, source, gravity_->four_pi_g(),
-                               gravity_.get());
-  }
-  kept[0] = gravity::keep_potential(*mesh_, 0, phi);
+  solve_level(1, true);
+  gravity::correction_source(*mesh_, 0, phi, source, gravity_->four_pi_g(), gravity_.get());
+  const std::vector<Real> kept = gravity::keep_potential(*mesh_, 0, phi);
   gravity_->solve(*mesh_);
-  for (int level = 1; level < levels; ++level) {
-    gravity::prolong_correction(*mesh_, level, phi, kept[level - 1]);
-    solve_level(level, true);
-  }
+  gravity::prolong_correction(*mesh_, 1, phi, kept);
+  solve_level(1, true);
+  for (int level = 2; level < levels; ++level) solve_level(level, false);
 }
 
 RunSummary Simulation::run(const RunControl& control) {

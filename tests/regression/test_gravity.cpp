@@ -244,7 +244,7 @@ TEST(GaussianSphere, PotentialConvergesAtSecondOrderWithZeroOneAndTwoLevels) {
   ASSERT_EQ(b2.levels, 3);
   for (const auto* a : {&a1, &b1, &a2, &b2}) EXPECT_GT(a->coarse_from, 2 * 0.06);
   // Measured (docs/validation.md): uniform 6.96e-3, 1.63e-3, 4.07e-4 (orders 2.09, 2.00);
-  // 1 level 1.83e-3 and 3.69e-4 (order 2.31); 2 levels 1.77e-3 and 4.54e-4 (order 1.97);
+  // 1 level 1.83e-3 and 3.69e-4 (order 2.31); 2 levels 9.26e-4 and 2.32e-4 (order 2.00);
   // without the correction 2.06e-3 (1 level) and 9.85e-4 (2 levels) on 32^3.
   EXPECT_GT(std::log2(u32.core / u64.core), 1.9);
   EXPECT_GT(std::log2(u64.core / u128.core), 1.9);
@@ -258,13 +258,13 @@ TEST(GaussianSphere, PotentialConvergesAtSecondOrderWithZeroOneAndTwoLevels) {
   EXPECT_LT(b1.core, 1.5 * u128.core);
   EXPECT_LT(a1.core, n1.core);
   EXPECT_LT(n1.core, 1.5 * u64.core);
-  // Two levels: no worse than one, but not within 1.5x of the uniform 128^3 solve (4.4x),
-  // and worse than the uncorrected two-level solve (1.8x): one correction cycle does not
-  // converge the composite problem when an intermediate level's patch groups all take their
-  // faces from the root (docs/validation.md).
-  EXPECT_LT(a2.core, 1.01 * a1.core);
-  EXPECT_LT(b2.core, 1.3 * b1.core);
-  EXPECT_LT(a2.core, 5 * u128.core);
+  // Two levels: better than one and than without the correction, but not within 1.5x of
+  // the uniform 128^3 solve (2.3x): the correction acts between the root and level 1, and
+  // level 2's patch groups take their faces from level 1 (docs/validation.md).
+  EXPECT_LT(a2.core, 0.6 * a1.core);
+  EXPECT_LT(b2.core, 0.8 * b1.core);
+  EXPECT_LT(a2.core, n2.core);
+  EXPECT_LT(a2.core, 3 * u128.core);
 }
 
 // point_masses (its shipped file: two masses, root 32^3) with `levels` refinement levels:
@@ -327,21 +327,22 @@ TEST(PointMasses, PotentialAgainstTheFreeSpaceOneWithZeroToThreeLevels) {
         "cells), at 4-8 %.3e (%ld cells); without the correction %.3e, %.3e\n",
         levels, e[levels][0].mean, e[levels][0].cells, e[levels][1].mean, e[levels][1].cells,
         n[levels][0].mean, n[levels][1].mean);
-  // Measured: no level 1.76e-3 at 4-8 root cells. With 1, 2, 3 levels 2.1e-2, 2.2e-2,
-  // 2.9e-2 at 0.5-2 and 9.6e-3, 1.4e-2, 1.6e-2 at 4-8; without the correction 4.5e-2,
-  // 5.1e-2, 5.7e-2 and 1.2e-2, 1.7e-2, 2.1e-2. The correction halves the error near the
-  // masses, but it stays at the percent level: the patch groups around a mass take their
-  // boundary from the coarser level, interpolated a few coarse cells from the mass, where
-  // the potential is steep (docs/validation.md).
+  // Measured: no level 1.76e-3 at 4-8 root cells. With 1, 2, 3 levels 2.1e-2, 3.2e-2,
+  // 3.9e-2 at 0.5-2 and 9.6e-3, 1.4e-2, 1.6e-2 at 4-8; without the correction 4.0e-2,
+  // 4.9e-2, 5.4e-2 and 1.0e-2, 1.6e-2, 1.8e-2. The correction takes a third to a half off
+  // the error near the masses, but it stays at the percent level: the patch groups around
+  // a mass take their boundary from the coarser level, interpolated a few coarse cells from
+  // the mass, where the potential is steep (docs/validation.md).
   EXPECT_LT(e[0][1].mean, 2e-3);
   EXPECT_EQ(e[0][0].cells, 0);  // on the root alone 0.5-2 cells lie inside the clouds
   for (int levels = 1; levels <= 3; ++levels) {
     EXPECT_GT(e[levels][0].cells, 0);
-    EXPECT_LT(e[levels][0].mean, 3.5e-2);
-    EXPECT_LT(e[levels][0].mean, 0.6 * n[levels][0].mean);
-    EXPECT_LT(e[levels][1].mean, 2e-2);
+    EXPECT_LT(e[levels][0].mean, 5e-2);
+    EXPECT_LT(e[levels][0].mean, 0.8 * n[levels][0].mean);
+    EXPECT_LT(e[levels][1].mean, 2.4e-2);
     EXPECT_LT(e[levels][1].mean, n[levels][1].mean);
   }
+  EXPECT_LT(e[1][0].mean, 0.6 * n[1][0].mean);
 }
 
 TEST(UniformSphere, IsolatedPotentialMatchesTheAnalyticSolution) {
@@ -384,13 +385,13 @@ TEST(UniformSphere, RefinedLevelsSolvedWithSorMatchTheUniformFineSolve) {
   EXPECT_EQ(l1, 2);
   EXPECT_EQ(l2, 3);
   // Measured: one level 1.04e-4 inside, 2.45e-4 outside (uniform 64^3: 3.15e-5, 8.99e-5;
-  // without the correction 1.80e-4, 2.10e-4); two levels 3.53e-4, 1.55e-4 (uniform 128^3:
+  // without the correction 1.80e-4, 2.10e-4); two levels 1.69e-4, 1.62e-4 (uniform 128^3:
   // 3.80e-5, 2.09e-5). The sphere's edge is a density jump across the patch groups' faces,
   // where the levels' solutions differ most; docs/validation.md.
   EXPECT_LT(a1.inside, 2e-4);
   EXPECT_LT(a1.outside, 4e-4);
   EXPECT_LT(a1.inside, 0.8 * n1.inside);
-  EXPECT_LT(a2.inside, 5e-4);
+  EXPECT_LT(a2.inside, 2.6e-4);
   EXPECT_LT(a2.outside, a1.outside);
 }
 
