@@ -198,7 +198,7 @@ std::vector<ParamSpec> core_specs() {
        "the end of each root step, a regrid) a two-grid multigrid (FAS) cycle corrects the "
        "root's potential with the first refined level's where it covers the root, and the "
        "refined levels take up the change (one more FFT, three more SOR solves of level 1 "
-       "and two of each finer level; docs/architecture.md, \"Self-gravity\"); false: each "
+       "and one of each finer level; docs/architecture.md, \"Self-gravity\"); false: each "
        "level solved once from the coarser one",
        {},
        0,

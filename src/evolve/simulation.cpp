@@ -446,8 +446,8 @@ void Simulation::solve_gravity(bool refined) {
   }
   // The potential correction (docs/architecture.md, "Self-gravity"): one two-grid
   // full-approximation (FAS) cycle between the root, which is solved exactly, and the first
-  // refined level, started from the uncorrected solution. (a) Every level solved without
-  // correction, each from its coarser one (Schive et al. 2010 §2.3). (b) Level 1: a sweep
+  // refined level, started from the uncorrected solution. (a) The root and level 1 solved
+  // without correction, level 1 from the root (Schive et al. 2010 §2.3). (b) Level 1: a sweep
   // of sibling relaxation (each group solved again with its same-level neighbours' values
   // as ghosts), then the root's source from it (gravity::correction_source: where level 1
   // covers the root, the root operator on level 1's solution; on root cells next to a
@@ -461,7 +461,7 @@ void Simulation::solve_gravity(bool refined) {
   // the last one), so that no error can accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
-  for (int level = 1; level < levels; ++level) solve_level(level, false);
+  solve_level(1, false);
   const int phi = gravity_->phi_field();
   solve_level(1, true);
   gravity::correction_source(*mesh_, 0, phi, source, gravity_->four_pi_g(), gravity_.get());
