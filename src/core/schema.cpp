@@ -195,14 +195,20 @@ std::vector<ParamSpec> core_specs() {
        ParamType::kBool,
        true,
        "the potential correction: at every synchronisation of the levels (the first solve, "
-       "the end of each root step, a regrid) a two-grid multigrid (FAS) cycle corrects the "
-       "root's potential with the first refined level's where it covers the root, and the "
-       "refined levels take up the change (one more FFT, three more SOR solves of level 1 "
-       "and one of each finer level; docs/architecture.md, \"Self-gravity\"); false: each "
-       "level solved once from the coarser one",
+       "the end of each root step, a regrid) multigrid (FAS) V-cycles over all levels make "
+       "the potential the composite solution of every level together: each level's "
+       "potential where a finer one covers it is the finer one's, and the fluxes through "
+       "coarse-fine faces are the finer level's (docs/architecture.md, \"Self-gravity\"); "
+       "false: each level solved once from the coarser one",
        {},
        0,
        {}},
+      integer("gravity", "correction_cycles", std::int64_t(2), {1, 100},
+              "V-cycles of the potential correction per synchronisation (each: one FFT of "
+              "the root and two smoothing passes per refined level)"),
+      integer("gravity", "smoothing_iterations", std::int64_t(4), {1, 100},
+              "red-black Gauss-Seidel iterations per patch group in each smoothing pass of "
+              "the potential correction's V-cycles"),
       integer("amr", "max_level", std::int64_t(0), {0, 10},
               "finest refinement level (0: uniform root grid)"),
       integer("amr", "regrid_interval", std::int64_t(2), {1, kInf}, "root steps between regrids"),

@@ -430,46 +430,58 @@ void Simulation::solve_gravity(bool refined) {
   if (!gravity_) return;
   ScopedTimer t(timers_, Stage::kGravity);
   const int levels = mesh_->num_levels();
-  // A refined level's solve at the levels' common time; `siblings`: ghost values from the
-  // same-level neighbours where there are some (sibling relaxation).
-  auto solve_level = [&](int level, bool siblings) {
+  // A refined level's solve at the levels' common time, its ghost layer from the coarser
+  // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
+  // ghost values from the same-level neighbours where there are some).
+  auto solve_level = [&](int level) {
     gravity_solve_kick_->solve_refined(
-        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0}, siblings);
+        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0});
+  };
+  const int iterations = static_cast<int>(params_.integer("gravity.smoothing_iterations"));
+  auto smooth = [&](int level) {
+    gravity_solve_kick_->solve_refined(
+        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0}, true, iterations);
   };
   const int source = gravity_->source_field();
   if (source < 0 || levels == 1) {
     if (source >= 0) gravity::clear_correction(*mesh_, source);
     gravity_->solve(*mesh_);
     if (refined)
-      for (int level = 1; level < levels; ++level) solve_level(level, false);
+      for (int level = 1; level < levels; ++level) solve_level(level);
     return;
   }
-  // The potential correction (docs/architecture.md, "Self-gravity"): one two-grid
-  // full-approximation (FAS) cycle between the root, which is solved exactly, and the first
-  // refined level, started from the uncorrected solution. (a) The root and level 1 solved
-  // without correction, level 1 from the root (Schive et al. 2010 §2.3). (b) Level 1: a sweep
-  // of sibling relaxation (each group solved again with its same-level neighbours' values
-  // as ghosts), then the root's source from it (gravity::correction_source: where level 1
-  // covers the root, the root operator on level 1's solution; on root cells next to a
-  // covered one, level 1's flux through the face), and the root solved with it. (c) Level 1
-  // takes the root's change (gravity::prolong_correction) and a sweep of sibling
-  // relaxation; the finer levels are solved again, each from the corrected level above.
-  // A refined level is not a coarse grid of the cycle: its patch-group solves do not give
-  // the far field of a correction, and measured, correcting level 1 from level 2 as well
-  // made the two-level error larger (docs/validation.md). Nothing is carried from the
-  // previous synchronisation (the level steps in between solve with the root's source of
-  // the last one), so that no error can accumulate over the steps.
+  // The potential correction (docs/architecture.md, "Self-gravity"): V-cycles of the full
+  // approximation scheme (FAS) over all levels, the root solved exactly (FFT) as the coarsest
+  // grid, started from the uncorrected solution (every level solved from the coarser one,
+  // Schive et al. 2010 §2.3). Down: each refined level, finest first, is smoothed (Gauss-
+  // Seidel per patch group, same-level neighbours' values as ghosts) and gives the level
+  // below its source (gravity::correction_source: on covered cells the finer solution and
+  // its restricted residual, on faces to the finer level and to an isolated domain's
+  // exterior the finer level's fluxes). The root is solved with it. Up: each refined level
+  // takes the change of the level below (gravity::prolong_correction) and is smoothed. Two
+  // cycles bring the levels to the composite solution within its discretisation error
+  // (docs/validation.md). Nothing is carried from the previous synchronisation (the level
+  // steps in between solve with the sources of the last one), so that no error can
+  // accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
-  solve_level(1, false);
+  for (int level = 1; level < levels; ++level) solve_level(level);
   const int phi = gravity_->phi_field();
-  solve_level(1, true);
-  gravity::correction_source(*mesh_, 0, phi, source, gravity_->four_pi_g(), gravity_.get());
-  const std::vector<Real> kept = gravity::keep_potential(*mesh_, 0, phi);
-  gravity_->solve(*mesh_);
-  gravity::prolong_correction(*mesh_, 1, phi, kept);
-  solve_level(1, true);
-  for (int level = 2; level < levels; ++level) solve_level(level, false);
+  const int cycles = static_cast<int>(params_.integer("gravity.correction_cycles"));
+  std::vector<std::vector<Real>> kept(levels);
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    for (int level = levels - 1; level >= 1; --level) {
+      smooth(level);
+      kept[level - 1] = gravity::keep_potential(*mesh_, level - 1, phi);
+      gravity::correction_source(*mesh_, level - 1, phi, source, gravity_->four_pi_g(),
+                                 gravity_.get());
+    }
+    gravity_->solve(*mesh_);
+    for (int level = 1; level < levels; ++level) {
+      gravity::prolong_correction(*mesh_, level, phi, kept[level - 1]);
+      smooth(level);
+    }
+  }
 }
 
 RunSummary Simulation::run(const RunControl& control) {

@@ -16,8 +16,14 @@ void Simulation::log_gravity_setup() const {
     log_line(
         "gravity: refined levels: red-black SOR per patch group (omega %.3f, tolerance %.1e of "
         "the source, at most %d iterations), ghost layer interpolated from the coarser level "
-        "in space (unlimited linear) and time",
+        "in space (quadratic) and time",
         double(p.omega), double(p.tolerance), p.max_iterations);
+    if (gravity_->source_field() >= 0)
+      log_line(
+          "gravity: potential correction: %lld FAS V-cycles over all levels per "
+          "synchronisation, %lld Gauss-Seidel iterations per group and smoothing pass",
+          static_cast<long long>(params_.integer("gravity.correction_cycles")),
+          static_cast<long long>(params_.integer("gravity.smoothing_iterations")));
   }
 }
 

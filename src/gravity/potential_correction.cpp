@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "coarse_potential.hpp"
+#include "kernels/group_layout.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 
 namespace tessera::gravity {
@@ -131,52 +132,36 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
           out[(k * kN + j) * kN + ii] = sum / 8 - double(phi[(k * kN + j) * kN + ii]);
         }
   }
-  // The source: laplacian(d) / (4 pi G) on the covered cells, zero on the leaves.
-  const double scale = 1.0 / (four_pi_g * m.dx(level) * m.dx(level));  // covered cells
-  const auto& groups = m.groups(level);
-#pragma omp parallel for schedule(static)
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const int p = groups[g] + c;
-      Real* src = m.current(p) + src_off;
-      if (slot_of[p] < 0) continue;
-      const auto& meta = m.patch(p);
-      const double* own = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
-      // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is a
-      // leaf, or beyond the domain.
-      auto at = [&](int i, int j, int k) -> double {
-        int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
-        for (int a = 0; a < 3; ++a)
-          if (idx[a] < 0)
-            off[a] = -1, idx[a] += kN;
-          else if (idx[a] >= kN)
-            off[a] = 1, idx[a] -= kN;
-        if (off[0] == 0 && off[1] == 0 && off[2] == 0) return own[(k * kN + j) * kN + i];
-        const int nb = meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        if (nb == mesh::kNoPatch)  // beyond the domain: no gradient of d across the boundary
-          return own[(std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
-                     std::clamp(i, 0, kN - 1)];
-        if (slot_of[nb] < 0) return 0.0;
-        return d[std::size_t(slot_of[nb]) * mesh::kPatchCells + (idx[2] * kN + idx[1]) * kN +
-                 idx[0]];
-      };
-      for (int k = 0; k < kN; ++k)
-        for (int j = 0; j < kN; ++j)
-          for (int i = 0; i < kN; ++i) {
-            const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
-                               at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
-                               6 * own[(k * kN + j) * kN + i];
-            src[(k * kN + j) * kN + i] += Real(lap * scale);
-          }
-    }
-  // Flux matching on the leaves next to a covered patch: in the composite problem the
-  // gradient through a coarse-fine face is the finer level's (its four faces' mean, from
-  // the cells inside and the ghost values its solve used), not the coarse difference
-  // across it. The leaf cell's equation changes by (coarse - fine gradient) / h, with the
-  // covered side at R(phi_fine); summed with the covered cells' source this makes the
-  // total source vanish (the discrete Gauss law of the finer level: both levels hold the
-  // same mass), so the correction adds no mass of its own (Schive et al. 2010 §2.3).
-  const double h = m.dx(level), hf = m.dx(level + 1);
+  // The finer level's residual 4 pi G (rho + source) - laplacian(phi), restricted (the mean
+  // of the eight finer cells), with the ghost values the finer level's solves use (its
+  // same-level neighbours', else the interpolated coarse ones): the full-approximation
+  // scheme's coarse equation carries it, so that a finer level that is only smoothed, not
+  // solved, still has its remaining error corrected from the coarse level.
+  std::vector<double> rr(d.size(), 0.0);
+  const double mean = root ? root->mean_density() : 0.0;  // periodic: the Jeans swindle's
+  const double hf = m.dx(level + 1);
+  const auto& fine_groups = m.groups(level + 1);
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::size_t g = 0; g < fine_groups.size(); ++g) {
+    constexpr int n = kernels::kSorBox;
+    thread_local std::vector<Real> rho, box;
+    rho.resize(kernels::box_cells(1));
+    box.resize(kernels::box_cells(1));
+    gather_potential(m, phi_field, fine_groups[g], 1.0, rho.data(), box.data(), false, source_field,
+                     root);
+    double* out =
+        rr.data() + std::size_t(slot_of[m.patch(fine_groups[g]).parent]) * mesh::kPatchCells;
+    for (int k = 0; k < 2 * kN; ++k)
+      for (int j = 0; j < 2 * kN; ++j)
+        for (int i = 0; i < 2 * kN; ++i) {
+          const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
+          const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
+                             box[b - n * n] + box[b + n * n] - 6.0 * box[b];
+          out[((k / 2) * kN + j / 2) * kN + i / 2] +=
+              (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
+        }
+  }
+  const double h = m.dx(level);
   // The finer level's gradient toward covered patch p through its face along `ax`, seen
   // from the cell beyond it on side -side (side = +1: p's low face), at face cell (t1, t2)
   // of p: the mean over the four fine faces of (inside - ghost) / hf, the ghost values
@@ -204,6 +189,92 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
       }
     return fine / (4 * hf);
   };
+  // The source on the covered cells: with psi = R(phi_fine) there and phi elsewhere, the
+  // coarse equation laplacian(psi) = 4 pi G (rho + source - mean) - R(residual), i.e.
+  // source = (laplacian(phi) + laplacian(d) + R(residual)) / (4 pi G) - rho + mean
+  // (laplacian(phi) with the ghost values of its own solve); zero on the leaves before their
+  // flux terms.
+  const double scale = 1.0 / (four_pi_g * m.dx(level) * m.dx(level));  // covered cells
+  const auto& groups = m.groups(level);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const int p = groups[g] + c;
+      Real* src = m.current(p) + src_off;
+      if (slot_of[p] < 0) continue;
+      const auto& meta = m.patch(p);
+      thread_local mesh::CoarseBox own_phi;
+      detail::gather_parent_potential(m, p, 1.0, phi_field, own_phi, root);
+      const double* rp = rr.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
+      const Real* rho_p = m.current(p);
+      const double* own = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
+      // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is a
+      // leaf, or beyond the domain.
+      auto at = [&](int i, int j, int k) -> double {
+        int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
+        for (int a = 0; a < 3; ++a)
+          if (idx[a] < 0)
+            off[a] = -1, idx[a] += kN;
+          else if (idx[a] >= kN)
+            off[a] = 1, idx[a] -= kN;
+        if (off[0] == 0 && off[1] == 0 && off[2] == 0) return own[(k * kN + j) * kN + i];
+        const int nb = meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        if (nb == mesh::kNoPatch)  // beyond the domain: no gradient of d across the boundary
+          return own[(std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
+                     std::clamp(i, 0, kN - 1)];
+        if (slot_of[nb] < 0) return 0.0;
+        return d[std::size_t(slot_of[nb]) * mesh::kPatchCells + (idx[2] * kN + idx[1]) * kN +
+                 idx[0]];
+      };
+      // own_phi's box starts two cells before the patch.
+      auto phi_at = [&](int i, int j, int k) { return double(own_phi.at(0, i + 2, j + 2, k + 2)); };
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
+                               at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
+                               6 * own[(k * kN + j) * kN + i];
+            const double lap_phi = phi_at(i - 1, j, k) + phi_at(i + 1, j, k) + phi_at(i, j - 1, k) +
+                                   phi_at(i, j + 1, k) + phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
+                                   6 * phi_at(i, j, k);
+            const int a = (k * kN + j) * kN + i;
+            src[a] = Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
+          }
+      // On a domain face the composite flux is the finer level's too (its difference
+      // between the inside cells and the ghost values its solve has there, from the coarse
+      // exterior potential): the face's term phi(ghost) - phi of the covered cell gives way
+      // to h times the fine gradient outward. Without it a level covering the domain's face
+      // and its coarser level would hold different masses (the outward fluxes' sums), and
+      // every cycle would shift the whole potential.
+      for (int ax = 0; ax < 3; ++ax)
+        for (int side = -1; side <= 1; side += 2) {
+          int off[3] = {0, 0, 0};
+          off[ax] = side;
+          if (meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])] != mesh::kNoPatch)
+            continue;
+          const int q = side < 0 ? 0 : kN - 1;  // the covered cells on that face
+          for (int t2 = 0; t2 < kN; ++t2)
+            for (int t1 = 0; t1 < kN; ++t1) {
+              int idx[3];
+              idx[ax] = q;
+              idx[(ax + 1) % 3] = t1;
+              idx[(ax + 2) % 3] = t2;
+              int out[3] = {idx[0], idx[1], idx[2]};
+              out[ax] += side;
+              const double coarse = phi_at(out[0], out[1], out[2]) - phi_at(idx[0], idx[1], idx[2]);
+              // fine_gradient's side: +1 for the patch's low face, seen from beyond it.
+              const double fine = -h * fine_gradient(p, ax, -side, t1, t2, own_phi);
+              src[(idx[2] * kN + idx[1]) * kN + idx[0]] += Real((fine - coarse) * scale);
+            }
+        }
+    }
+  // Flux matching on the leaves next to a covered patch: in the composite problem the
+  // gradient through a coarse-fine face is the finer level's (its four faces' mean, from
+  // the cells inside and the ghost values its solve used), not the coarse difference
+  // across it. The leaf cell's equation changes by (coarse - fine gradient) / h, with the
+  // covered side at R(phi_fine); summed with the covered cells' source this makes the
+  // total source vanish (the discrete Gauss law of the finer level: both levels hold the
+  // same mass), so the correction adds no mass of its own (Schive et al. 2010 §2.3).
   // The face cell (t1, t2) on layer q along ax, as a patch index.
   auto face_cell = [](int ax, int q, int t1, int t2) {
     int idx[3];

@@ -30,7 +30,18 @@ class PoissonPass final : public GroupPass {
   bool exchanges_outputs() const override { return true; }
   const GroupSolver& solver(const LevelStep& s) override {
     const double h = s.mesh.dx(s.level);
-    solver_.set_level(Real(gravity_.four_pi_g() * h * h), Real(gravity_.mean_density()));
+    kernels::SorParams p = gravity_.sor_params();
+    p.source_scale = Real(gravity_.four_pi_g() * h * h);
+    p.mean = Real(gravity_.mean_density());
+    if (smoothing_ > 0) {
+      // A smoothing pass of the multigrid cycle: a fixed number of red-black Gauss-Seidel
+      // iterations (omega = 1; over-relaxation speeds up the smooth modes of one group's
+      // solve, which the coarser levels correct here, and damps the rough ones less).
+      p.max_iterations = smoothing_;
+      p.tolerance = 0;
+      p.omega = 1;
+    }
+    solver_.set_params(p);
     return solver_;
   }
   bool prepare(const LevelStep& s, int first_patch, int, Real* box) override {
@@ -43,12 +54,16 @@ class PoissonPass final : public GroupPass {
   // from that group's potential (sibling relaxation, Schive et al. 2010 §2.3) instead of
   // from the coarser level.
   void set_sibling_ghosts(bool on) { sibling_ghosts_ = on; }
+  // Whether the next runs only smooth (this many iterations, Gauss-Seidel) instead of
+  // solving each group to the tolerance; 0: solve.
+  void set_smoothing(int iterations) { smoothing_ = iterations; }
   const gravity::SorSolver& sor() const { return solver_; }
 
  private:
   const gravity::SelfGravity& gravity_;
   gravity::SorSolver solver_;
   bool sibling_ghosts_ = false;
+  int smoothing_ = 0;
 };
 
 // What the SOR solves of a run did, for the log and the benchmark.
@@ -81,20 +96,24 @@ class GravityPass final : public LevelPass {
                                             solve_first_ ? s.coarse_weight_end : s.coarse_weight);
     return stats;
   }
-  // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end).
-  void solve_refined(const LevelStep& s, bool sibling_ghosts = false) {
+  // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end), or with
+  // `smoothing` > 0 that many Gauss-Seidel iterations per group (a multigrid smoothing
+  // pass, which is not meant to converge: not counted as unconverged).
+  void solve_refined(const LevelStep& s, bool sibling_ghosts = false, int smoothing = 0) {
     poisson_->set_sibling_ghosts(sibling_ghosts);
+    poisson_->set_smoothing(smoothing);
     // Its own timers: the hydro pipeline's stages stay the hydro's.
     const LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
                         s.registers, sor_->timers, nullptr, s.coarse_weight_end};
     const auto t0 = Timers::Clock::now();
     const PassStats r = poisson_->run(own);
     poisson_->set_sibling_ghosts(false);
+    poisson_->set_smoothing(0);
     sor_->seconds += std::chrono::duration<double>(Timers::Clock::now() - t0).count();
     ++sor_->solves;
     sor_->groups += r.groups;
     sor_->iterations += r.iterations;
-    sor_->unconverged += r.unconverged;
+    if (smoothing == 0) sor_->unconverged += r.unconverged;
   }
 
  private:

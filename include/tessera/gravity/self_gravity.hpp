@@ -38,18 +38,21 @@ inline constexpr const char* kCorrectionField = "phi_source";
 mesh::FieldInfo correction_field();
 
 // The potential correction's source on `level` (which must have a finer level), from the
-// finer level's potential and the level's own (both as they stand). On every covered cell
-// d = R(phi_fine) - phi (R: the average of the eight finer cells); d = 0 on the level's
-// leaves, and no gradient of d across a domain boundary. Added to the source of the
-// covered cells: (7-point laplacian of d) / (4 pi G). Set on the leaves: on a leaf cell
-// next to a covered one, (coarse difference across the face with the covered side at
-// R(phi_fine) - the finer level's gradient through it, from its cells and the ghost values
-// its solve used) / (4 pi G h) per such face, zero elsewhere. Solving the level again with
+// finer level's potential and the level's own (both as they stand): the coarse equation of
+// the full approximation scheme (FAS) of the composite problem. On every covered cell, with
+// psi = R(phi_fine) there (R: the mean of the eight finer cells) and phi on the level's
+// leaves, laplacian(psi) = 4 pi G (rho + source - mean) - R(fine residual): source =
+// (laplacian(psi) + R(residual)) / (4 pi G) - rho + mean, the fine residual with the ghost
+// values the finer level's solves use. Where a covered cell's face is an isolated domain's
+// face, that face's term of laplacian(psi) is the finer level's gradient through it. On a
+// leaf cell next to a covered one: (coarse difference across the face with the covered
+// side at R(phi_fine) - the finer level's gradient through it, from its cells and the ghost
+// values its solve used) / (4 pi G h) per such face, zero elsewhere. Solving the level with
 // the source added to the density makes its potential the finer one's where it is covered
 // and gives its other cells the finer level's fluxes (the full-approximation form of
-// Schive et al. 2010 §2.3, eqs. 21-25, whose pseudo mass sheets are the leaves' terms);
-// the terms sum to zero (the finer level's discrete Gauss law), so no mass is added.
-// `root`: the root's solver, for the free-space potential outside an isolated domain.
+// Schive et al. 2010 §2.3, eqs. 21-25, whose pseudo mass sheets are the leaves' terms).
+// `root`: the root's solver, for the free-space potential outside an isolated domain and
+// the mean density of a periodic one.
 void correction_source(mesh::Mesh& mesh, int level, int phi_field, int source_field,
                        double four_pi_g, const SelfGravity* root = nullptr);
 // The two halves of a coarse-level correction in the composite solve (the FAS cycle of

@@ -21,6 +21,8 @@ class SorSolver final : public evolve::GroupSolver {
     params_.source_scale = source_scale;
     params_.mean = mean;
   }
+  // Every parameter at once (the level's, and a smoothing pass's iteration limit).
+  void set_params(const kernels::SorParams& params) { params_ = params; }
   const kernels::SorParams& params() const { return params_; }
 
   evolve::GroupShape shape() const override { return {1, 2, 1, 0}; }
