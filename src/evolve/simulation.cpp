@@ -453,9 +453,9 @@ void Simulation::solve_gravity(bool refined) {
   // The potential correction (docs/architecture.md, "Self-gravity"): V-cycles of the full
   // approximation scheme (FAS) over all levels, the root solved exactly (FFT) as the coarsest
   // grid, started from the uncorrected solution (every level solved from the coarser one,
-  // Schive et al. 2010 §2.3). Down: each refined level, finest first, is smoothed (Gauss-
-  // Seidel per patch group, same-level neighbours' values as ghosts) and gives the level
-  // below its source (gravity::correction_source: on covered cells the finer solution and
+  // Schive et al. 2010 §2.3, or the levels' last solves). Down: each refined level, finest first,
+  // is smoothed (Gauss- Seidel per patch group, same-level neighbours' values as ghosts) and gives
+  // the level below its source (gravity::correction_source: on covered cells the finer solution and
   // its restricted residual, on faces to the finer level and to an isolated domain's
   // exterior the finer level's fluxes). The root is solved with it. Up: each refined level
   // takes the change of the level below (gravity::prolong_correction) and is smoothed. Two
@@ -465,7 +465,10 @@ void Simulation::solve_gravity(bool refined) {
   // accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
-  for (int level = 1; level < levels; ++level) solve_level(level);
+  // The first guess: each level solved from the coarser one where the mesh is new (the start,
+  // a regrid); at the end of a root step the refined levels' own last solves, at this time.
+  if (refined)
+    for (int level = 1; level < levels; ++level) solve_level(level);
   const int phi = gravity_->phi_field();
   const int cycles = static_cast<int>(params_.integer("gravity.correction_cycles"));
   std::vector<std::vector<Real>> kept(levels);

@@ -26,5 +26,11 @@ void gather_parent_potential(const mesh::Mesh& m, int parent, double weight, int
 // `cb` around its parent: tensor-product quadratic Lagrange interpolation, third order.
 Real interpolate_potential(const mesh::CoarseBox& cb, std::array<int, 3> fine);
 
+// The same interpolation for all 16^3 cells of the group whose parent's box is `cb` (from
+// gather_parent_potential), axis by axis (the tensor product's three passes: 9 products
+// per cell instead of 27); out[(k * 16 + j) * 16 + i], the group's cell (i, j, k). Equal
+// to interpolate_potential to round-off.
+void interpolate_group_potential(const mesh::CoarseBox& cb, Real* out);
+
 }  // namespace detail
 }  // namespace tessera::gravity

@@ -76,16 +76,16 @@ void prolong_correction(mesh::Mesh& m, int level, int phi_field, const std::vect
   for (std::size_t g = 0; g < groups.size(); ++g) {
     thread_local mesh::CoarseBox cb;
     const int first = groups[g];
+    thread_local std::vector<Real> change(kernels::kGroupCells);
     detail::gather_parent_potential(m, m.patch(first).parent, 0.0, phi_field, cb, nullptr);
-    const auto& c0 = m.patch(first).corner;
+    detail::interpolate_group_potential(cb, change.data());
     for (int c = 0; c < mesh::kFamilySize; ++c) {
       Real* phi = m.current(first + c) + off;
       const int ox = (c & 1) * kN, oy = ((c >> 1) & 1) * kN, oz = ((c >> 2) & 1) * kN;
       for (int k = 0; k < kN; ++k)
         for (int j = 0; j < kN; ++j)
           for (int i = 0; i < kN; ++i)
-            phi[(k * kN + j) * kN + i] +=
-                detail::interpolate_potential(cb, {c0[0] + ox + i, c0[1] + oy + j, c0[2] + oz + k});
+            phi[(k * kN + j) * kN + i] += change[((k + oz) * 2 * kN + j + oy) * 2 * kN + i + ox];
     }
   }
 }

@@ -283,6 +283,47 @@ Real interpolate_potential(const mesh::CoarseBox& cb, std::array<int, 3> fine) {
   return value;
 }
 
+void interpolate_group_potential(const mesh::CoarseBox& cb, Real* out) {
+  constexpr int g = 2 * kN;  // the group's edge
+  const int n = cb.n;        // kN + 4: the parent patch and two ghost layers
+  // Weights of fine index f (0 .. g-1) on coarse box cells f/2 + 1, + 2, + 3 (the parent
+  // cell f/2 sits at box index f/2 + 2).
+  auto w = [](int f, int i) {
+    const bool upper = f & 1;
+    if (i == 1) return Real(15) / 16;
+    return (i == 0) == upper ? Real(-3) / 32 : Real(5) / 32;
+  };
+  thread_local std::vector<Real> ax, axy;
+  ax.assign(std::size_t(n) * n * g, Real(0));   // [k][j][fine i]
+  axy.assign(std::size_t(n) * g * g, Real(0));  // [k][fine j][fine i]
+  for (int k = 1; k < n - 1; ++k)
+    for (int j = 1; j < n - 1; ++j)
+      for (int f = 0; f < g; ++f) {
+        const int c = f / 2 + 1;
+        Real v = 0;
+        for (int i = 0; i < 3; ++i) v += w(f, i) * cb.at(0, c + i, j, k);
+        ax[(std::size_t(k) * n + j) * g + f] = v;
+      }
+  for (int k = 1; k < n - 1; ++k)
+    for (int f = 0; f < g; ++f) {
+      const int c = f / 2 + 1;
+      for (int fi = 0; fi < g; ++fi) {
+        Real v = 0;
+        for (int j = 0; j < 3; ++j) v += w(f, j) * ax[(std::size_t(k) * n + c + j) * g + fi];
+        axy[(std::size_t(k) * g + f) * g + fi] = v;
+      }
+    }
+  for (int f = 0; f < g; ++f) {
+    const int c = f / 2 + 1;
+    for (int fj = 0; fj < g; ++fj)
+      for (int fi = 0; fi < g; ++fi) {
+        Real v = 0;
+        for (int k = 0; k < 3; ++k) v += w(f, k) * axy[(std::size_t(c + k) * g + fj) * g + fi];
+        out[(f * g + fj) * g + fi] = v;
+      }
+  }
+}
+
 }  // namespace detail
 
 void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, double weight, Real* rho,
