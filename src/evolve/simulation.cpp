@@ -451,18 +451,17 @@ void Simulation::solve_gravity(bool refined) {
     return;
   }
   // The potential correction (docs/architecture.md, "Self-gravity"): V-cycles of the full
-  // approximation scheme (FAS) over all levels, the root solved exactly (FFT) as the coarsest
-  // grid, started from the uncorrected solution (every level solved from the coarser one,
-  // Schive et al. 2010 §2.3, or the levels' last solves). Down: each refined level, finest first,
-  // is smoothed (Gauss- Seidel per patch group, same-level neighbours' values as ghosts) and gives
-  // the level below its source (gravity::correction_source: on covered cells the finer solution and
-  // its restricted residual, on faces to the finer level and to an isolated domain's
-  // exterior the finer level's fluxes). The root is solved with it. Up: each refined level
-  // takes the change of the level below (gravity::prolong_correction) and is smoothed. Two
-  // cycles bring the levels to the composite solution within its discretisation error
-  // (docs/validation.md). Nothing is carried from the previous synchronisation (the level
-  // steps in between solve with the sources of the last one), so that no error can
-  // accumulate over the steps.
+  // approximation scheme (FAS) over all levels, the root solved exactly (FFT) as the
+  // coarsest grid. First guess: the root solved without correction and the refined levels
+  // as below. Down: each refined level, finest first, is smoothed (Gauss-Seidel per patch
+  // group, same-level neighbours' values as ghosts) and gives the level below its source
+  // (gravity::correction_source: on covered cells the finer solution and its restricted
+  // residual; on faces to the finer level and on isolated domain faces the finer level's
+  // fluxes). The root is solved with it. Up: each refined level takes the change of the
+  // level below (gravity::prolong_correction) and is smoothed. Two cycles bring the levels
+  // to the composite solution within its discretisation error (docs/validation.md). The
+  // sources are cleared and recomputed at every synchronisation (the level steps in between
+  // solve with those of the last one), so that no error can accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
   // The first guess: each level solved from the coarser one where the mesh is new (the start,
