@@ -433,14 +433,13 @@ void Simulation::solve_gravity(bool refined) {
   // A refined level's solve at the levels' common time, its ghost layer from the coarser
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
-  auto solve_level = [&](int level) {
-    gravity_solve_kick_->solve_refined(
-        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0});
+  auto at_sync = [&](int level) {
+    return LevelStep{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
   };
+  auto solve_level = [&](int level) { gravity_solve_kick_->solve_refined(at_sync(level)); };
   const int iterations = static_cast<int>(params_.integer("gravity.smoothing_iterations"));
   auto smooth = [&](int level) {
-    gravity_solve_kick_->solve_refined(
-        {*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0}, true, iterations);
+    gravity_solve_kick_->solve_refined(at_sync(level), true, iterations);
   };
   const int source = gravity_->source_field();
   if (source < 0 || levels == 1) {
