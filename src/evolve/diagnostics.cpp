@@ -12,27 +12,32 @@ int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Variable v of cell g (index space of `level`): from the level's patch when it has one,
-// else from the coarser levels; cells beyond a non-periodic boundary clamp to the domain.
-Real cell_value(const mesh::Mesh& m, int level, std::array<int, 3> g, int v) {
-  for (int l = level; l >= 0; --l) {
-    const auto cells = m.level_cells(l);
-    for (int d = 0; d < 3; ++d)
+// Variable v of cell g of patch p's level, at most one patch beyond p: from the level's
+// patch when it has one (the neighbour table), else from the coarser levels; cells beyond
+// a non-periodic boundary clamp to the domain.
+Real cell_value(const mesh::Mesh& m, int p, std::array<int, 3> g, int v) {
+  const mesh::NeighbourTable& table = m.neighbours();
+  while (p != mesh::kNoPatch) {
+    const auto& meta = m.patch(p);
+    const auto cells = m.level_cells(meta.level);
+    int off[3];
+    for (int d = 0; d < 3; ++d) {
       if (!m.geometry().periodic(d)) g[d] = std::clamp(g[d], 0, cells[d] - 1);
-    mesh::PatchCoord pc{floor_div(g[0], mesh::kPatchSize), floor_div(g[1], mesh::kPatchSize),
-                        floor_div(g[2], mesh::kPatchSize)};
-    const int p = m.find_patch(l, pc);
-    if (p != mesh::kNoPatch) {
-      const auto& corner = m.patch(p).corner;
+      off[d] = floor_div(g[d] - meta.corner[d], mesh::kPatchSize);
+    }
+    const int q = table.neighbour(p, off[0], off[1], off[2]);
+    if (q >= 0) {
+      const auto& corner = m.patch(q).corner;
       int local[3];
       for (int d = 0; d < 3; ++d) {
         // Periodic images: the patch found may sit at the wrapped position.
         local[d] = ((g[d] - corner[d]) % cells[d] + cells[d]) % cells[d];
       }
-      return m.current(p)[v * mesh::kPatchCells +
+      return m.current(q)[v * mesh::kPatchCells +
                           (local[2] * mesh::kPatchSize + local[1]) * mesh::kPatchSize + local[0]];
     }
     for (int d = 0; d < 3; ++d) g[d] = floor_div(g[d], 2);
+    p = meta.parent;
   }
   return 0;  // unreachable: the root level covers the domain
 }
@@ -54,11 +59,10 @@ void magnetic_divergence(const mesh::Mesh& m, int p, int first_var, Real* div, R
     const bool inside = i >= 0 && i < n && j >= 0 && j < n && k >= 0 && k < n;
     double b2 = 0;
     for (int d = 0; d < 3; ++d) {
-      const Real x = inside
-                         ? u[(first_var + d) * mesh::kPatchCells + (k * n + j) * n + i]
-                         : cell_value(m, meta.level,
-                                      {meta.corner[0] + i, meta.corner[1] + j, meta.corner[2] + k},
-                                      first_var + d);
+      const Real x =
+          inside ? u[(first_var + d) * mesh::kPatchCells + (k * n + j) * n + i]
+                 : cell_value(m, p, {meta.corner[0] + i, meta.corner[1] + j, meta.corner[2] + k},
+                              first_var + d);
       field[d][at(i, j, k)] = x;
       b2 += double(x) * double(x);
     }
@@ -88,35 +92,39 @@ void magnetic_divergence(const mesh::Mesh& m, int p, int first_var, Real* div, R
       }
 }
 
-DivergenceStats divergence_stats(const mesh::Mesh& m, int first_var) {
+DivergenceStats divergence_stats(const mesh::Mesh& m, int first_var, parallel::Comm& comm,
+                                 const parallel::Partition& part) {
   const std::vector<int> order = m.canonical_order();
-  const int np = static_cast<int>(order.size());
-  std::vector<double> max_rel(np, 0), sum_rel(np, 0), volume(np, 0);
+  std::vector<int> mine;  // canonical positions of this rank's leaf patches
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (m.patch(order[i]).is_leaf() && part.owns(comm.rank(), order[i]))
+      mine.push_back(static_cast<int>(i));
+  const int np = static_cast<int>(mine.size());
+  std::vector<double> max_rel(np, 0);
+  std::vector<double> sums(2 * std::size_t(np), 0);  // [patch]: sum of relative, volume
+  std::vector<std::int64_t> keys(mine.begin(), mine.end());
 #pragma omp parallel
   {
     std::vector<Real> div(mesh::kPatchCells), rel(mesh::kPatchCells);
 #pragma omp for schedule(dynamic, 8)
     for (int i = 0; i < np; ++i) {
-      const int p = order[i];
-      if (!m.patch(p).is_leaf()) continue;
+      const int p = order[mine[i]];
       magnetic_divergence(m, p, first_var, div.data(), rel.data());
       const double h = m.dx(m.patch(p).level), vol = h * h * h;
+      double sum_rel = 0;
       for (int c = 0; c < mesh::kPatchCells; ++c) {
         max_rel[i] = std::max(max_rel[i], double(rel[c]));
-        sum_rel[i] += rel[c];
+        sum_rel += rel[c];
       }
-      sum_rel[i] *= vol;
-      volume[i] = vol * mesh::kPatchCells;
+      sums[2 * i] = sum_rel * vol;
+      sums[2 * i + 1] = vol * mesh::kPatchCells;
     }
   }
   DivergenceStats s;
-  double vol = 0;
-  for (int i = 0; i < np; ++i) {
-    s.max_relative = std::max(s.max_relative, max_rel[i]);
-    s.mean_relative += sum_rel[i];
-    vol += volume[i];
-  }
-  if (vol > 0) s.mean_relative /= vol;
+  for (int i = 0; i < np; ++i) s.max_relative = std::max(s.max_relative, max_rel[i]);
+  s.max_relative = comm.max(s.max_relative);
+  const std::vector<double> total = comm.ordered_sum(keys, sums, 2);
+  if (total[1] > 0) s.mean_relative = total[0] / total[1];
   return s;
 }
 

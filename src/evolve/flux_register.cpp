@@ -11,10 +11,12 @@ namespace {
 using mesh::kPatchSize;
 constexpr int kFacePatchCells = kPatchSize * kPatchSize;
 
-int face_neighbour(int face) {
+// The same-level patch beside patch p's face (0..5: -x, +x, -y, +y, -z, +z), or a negative
+// block code (neighbour_table.hpp).
+int face_neighbour(const mesh::Mesh& m, int p, int face) {
   int off[3] = {0, 0, 0};
   off[face / 2] = face % 2 ? 1 : -1;
-  return mesh::neighbour_index(off[0], off[1], off[2]);
+  return m.neighbours().neighbour(p, off[0], off[1], off[2]);
 }
 
 // Transverse coordinates (a slower, b faster) of a position, for faces normal to dir:
@@ -41,8 +43,8 @@ void FluxRegisters::build(const mesh::Mesh& m) {
         const int p = g + c;
         if (!m.patch(p).is_leaf()) continue;
         for (int face = 0; face < 6; ++face) {
-          const int q = m.patch(p).neighbour[face_neighbour(face)];
-          if (q == mesh::kNoPatch || m.patch(q).is_leaf()) continue;
+          const int q = face_neighbour(m, p, face);
+          if (q < 0 || m.patch(q).is_leaf()) continue;
           index_[level][key(p, face)] = static_cast<int>(registers_[level].size());
           registers_[level].push_back({p, face, std::vector<Real>(nflux_ * kFacePatchCells, 0)});
         }
@@ -91,10 +93,10 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
   }
   if (level == 0) return;
   // Fine side: outer faces of the group whose neighbour is a coarser leaf patch.
-  const auto& parent = m.patch(m.patch(first_patch).parent);
+  const int parent = m.patch(first_patch).parent;
   for (int face = 0; face < 6; ++face) {
-    const int q = parent.neighbour[face_neighbour(face)];
-    if (q == mesh::kNoPatch || !m.patch(q).is_leaf()) continue;
+    const int q = face_neighbour(m, parent, face);
+    if (q < 0 || !m.patch(q).is_leaf()) continue;
     Register* r = find(level - 1, q, face ^ 1);
     if (!r) continue;
     const int dir = face / 2, plane = 2 * (face % 2);

@@ -52,6 +52,7 @@ bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
+  const int* blocks = m.neighbours().row(first_patch);
   thread_local mesh::CoarseBox coarse;
   bool gathered = false;
   // The group spans patch blocks 0..1 per dimension; ghosts reach into blocks -1 and 2.
@@ -59,24 +60,17 @@ bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real
     for (int by = -1; by <= 2; ++by)
       for (int bx = -1; bx <= 2; ++bx) {
         const int b[3] = {bx, by, bz};
-        int lo[3], hi[3], child = 0, off[3];
+        int lo[3], hi[3];
         for (int d = 0; d < 3; ++d) {
           lo[d] = std::max(b[d] * kPatchSize, -ghost);
           hi[d] = std::min(b[d] * kPatchSize + kPatchSize, 2 * kPatchSize + ghost);
-          const int c = std::clamp(b[d], 0, 1);
-          child |= c << d;
-          off[d] = b[d] - c;
         }
         if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;
-        const int src =
-            m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        if (src == mesh::kNoPatch) {
-          mesh::PatchCoord pc = base.coord();
-          for (int d = 0; d < 3; ++d) pc[d] += b[d];
-          // Beyond a non-periodic boundary: boundary conditions, below. Else the block
-          // lies on the coarser level.
-          if (m.wrap(base.level, pc))
-            fill_from_coarse(m, base, ghost, coarse_weight, lo, hi, coarse, gathered, box);
+        const int src = blocks[mesh::group_block(bx, by, bz)];
+        // Beyond a non-periodic boundary: boundary conditions, below.
+        if (src == mesh::kBlockBoundary) continue;
+        if (src == mesh::kBlockCoarse) {
+          fill_from_coarse(m, base, ghost, coarse_weight, lo, hi, coarse, gathered, box);
           continue;
         }
         const Real* data = m.data(slot, src);

@@ -53,7 +53,7 @@ inline void lohner_sums(const double* q, double filter, double& num_out, double&
 }
 
 // Density and pressure of a family and one layer around it, converted once per cell,
-// and the patch each 8^3 block of that region comes from (kNoPatch where the level has
+// and the patch each 8^3 block of that region comes from (negative where the level has
 // none: a coarser region, or outside the domain).
 struct FamilyHalo {
   std::vector<double> rho = std::vector<double>(kFamily * kFamily * kFamily);
@@ -65,22 +65,19 @@ struct FamilyHalo {
 
 void gather_family(const mesh::Mesh& m, int first, const physics::Model& model, FamilyHalo& f) {
   constexpr int n = mesh::kPatchCells;
+  const int* blocks = m.neighbours().row(first);
   for (int bz = -1; bz <= 2; ++bz)
     for (int by = -1; by <= 2; ++by)
       for (int bx = -1; bx <= 2; ++bx) {
         const int b[3] = {bx, by, bz};
-        int child = 0, off[3], lo[3], hi[3];
+        int lo[3], hi[3];
         for (int d = 0; d < 3; ++d) {
-          const int c = std::clamp(b[d], 0, 1);
-          child |= c << d;
-          off[d] = b[d] - c;
           lo[d] = std::max(b[d] * kPatchSize, -1);
           hi[d] = std::min(b[d] * kPatchSize + kPatchSize, 2 * kPatchSize + 1);
         }
-        const int src =
-            m.patch(first + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
+        const int src = blocks[mesh::group_block(bx, by, bz)];
         f.block[bz + 1][by + 1][bx + 1] = src;
-        if (src == mesh::kNoPatch) continue;
+        if (src < 0) continue;
         const Real* u = m.current(src);
         for (int z = lo[2]; z < hi[2]; ++z)
           for (int y = lo[1]; y < hi[1]; ++y)
@@ -109,7 +106,7 @@ void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres, doubl
       for (int i = -1; i <= kPatchSize; ++i) {
         int x = o[0] + i, y = o[1] + j, z = o[2] + k;
         if (f.block[floor_div(z, kPatchSize) + 1][floor_div(y, kPatchSize) + 1]
-                   [floor_div(x, kPatchSize) + 1] == mesh::kNoPatch) {
+                   [floor_div(x, kPatchSize) + 1] < 0) {
           x = o[0] + std::clamp(i, 0, kPatchSize - 1);
           y = o[1] + std::clamp(j, 0, kPatchSize - 1);
           z = o[2] + std::clamp(k, 0, kPatchSize - 1);
@@ -376,8 +373,8 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
           for (int dz = from[2]; dz <= to[2]; ++dz)
             for (int dy = from[1]; dy <= to[1]; ++dy)
               for (int dx = from[0]; dx <= to[0]; ++dx) {
-                const int q = m.patch(p).neighbour[mesh::neighbour_index(dx, dy, dz)];
-                if (q != mesh::kNoPatch) marked[g].push_back(pack(m.patch(q).coord()));
+                const int q = m.neighbours().neighbour(p, dx, dy, dz);
+                if (q >= 0) marked[g].push_back(pack(m.patch(q).coord()));
               }
         }
       });

@@ -7,51 +7,29 @@
 
 namespace tessera::evolve {
 
-using mesh::kPatchSize;
-
 namespace {
 
 // Fills group `g`'s row of the tables; false when a block inside the domain has no
 // same-level patch (it would come from the coarser level) or the group touches a
 // problem-defined side (whose states the host computes).
 bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) {
-  const auto& base = m.patch(first_patch);
   const auto& geo = m.geometry();
-  const auto cells = m.level_cells(base.level);
+  const int sides = m.neighbours().sides(first_patch);
   code = 0;
-  for (int d = 0; d < 3; ++d) {
-    if (geo.periodic(d)) continue;
-    const auto kind = [](mesh::Boundary b) {
-      return b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow;
-    };
-    const bool low = base.corner[d] == 0, high = base.corner[d] + 2 * kPatchSize == cells[d];
-    if ((low && geo.boundary[d][0] == mesh::Boundary::kProblem) ||
-        (high && geo.boundary[d][1] == mesh::Boundary::kProblem))
-      return false;
-    if (base.corner[d] == 0) code |= kind(geo.boundary[d][0]) << (4 * d);
-    if (base.corner[d] + 2 * kPatchSize == cells[d])
-      code |= kind(geo.boundary[d][1]) << (4 * d + 2);
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 2; ++s) {
+      if (!(sides >> (2 * d + s) & 1)) continue;
+      const mesh::Boundary b = geo.boundary[d][s];
+      if (b == mesh::Boundary::kProblem) return false;
+      code |= (b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow)
+              << (4 * d + 2 * s);
+    }
+  // The mesh's neighbour table in the device layout: a patch, or -1 beyond the boundary.
+  const int* row = m.neighbours().row(first_patch);
+  for (int b = 0; b < kernels::kGatherBlocks; ++b) {
+    if (row[b] == mesh::kBlockCoarse) return false;  // inside the domain: coarser level
+    blocks[b] = row[b] >= 0 ? row[b] : -1;
   }
-  for (int bz = -1; bz <= 2; ++bz)
-    for (int by = -1; by <= 2; ++by)
-      for (int bx = -1; bx <= 2; ++bx) {
-        const int b[3] = {bx, by, bz};
-        int child = 0, off[3];
-        for (int d = 0; d < 3; ++d) {
-          const int c = std::clamp(b[d], 0, 1);
-          child |= c << d;
-          off[d] = b[d] - c;
-        }
-        int src =
-            m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        if (src == mesh::kNoPatch) {
-          mesh::PatchCoord pc = base.coord();
-          for (int d = 0; d < 3; ++d) pc[d] += b[d];
-          if (m.wrap(base.level, pc)) return false;  // inside the domain: coarser level
-          src = -1;
-        }
-        blocks[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)] = src;
-      }
   return true;
 }
 

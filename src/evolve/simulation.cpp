@@ -84,8 +84,8 @@ mesh::FieldRegistry run_fields(const Params& params) {
   return out;
 }
 
-Simulation::Simulation(Params params)
-    : params_(std::move(params)), model_(params_), fields_(run_fields(params_)) {
+Simulation::Simulation(Params params, parallel::Comm& comm)
+    : params_(std::move(params)), comm_(&comm), model_(params_), fields_(run_fields(params_)) {
   std::string note;
   const int threads = effective_threads(params_, &note);
   if (!note.empty()) log_line("note: %s", note.c_str());
@@ -270,6 +270,7 @@ void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   mesh_ = std::move(next);
   install_problem_boundary(*mesh_);
   verify_mesh("the initial mesh");
+  partition_ = parallel::Partition::along_curve(*mesh_, comm_->size());
   registers_.build(*mesh_);
   speeds_.resize(mesh_->num_levels());
   for (int level = 0; level < mesh_->num_levels(); ++level) speeds_[level] = level_max_speed(level);
@@ -333,6 +334,7 @@ bool Simulation::regrid() {
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
   if (change.empty()) return false;
+  partition_ = parallel::Partition::along_curve(*mesh_, comm_->size());
   const int nlev = mesh_->num_levels();
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.
@@ -368,11 +370,13 @@ double Simulation::patch_max_speed(int p) const {
 
 double Simulation::level_max_speed(int level) const {
   const auto& groups = mesh_->groups(level);
+  const int rank = comm_->rank();
   double s = 0;
 #pragma omp parallel for reduction(max : s)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(groups[g] + c));
-  return s;
+    if (partition_.owns(rank, groups[g]))
+      for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(groups[g] + c));
+  return comm_->max(s);
 }
 
 double Simulation::root_dt() const {
@@ -408,12 +412,14 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
                        level_steps_[level],
                        time};
   double speed = 0;
+  long long floored = 0;
   for (Pass* pass : schedule_) {
     const PassStats s = pass->run(step);
     speed = std::max(speed, s.max_speed);
-    floored_ += s.floored;
+    floored += s.floored;
   }
-  speeds_[level] = speed;
+  speeds_[level] = comm_->max(speed);
+  floored_ += comm_->sum(floored);
   ++level_steps_[level];
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
   if (level + 1 >= mesh_->num_levels()) return;
@@ -486,6 +492,11 @@ void Simulation::solve_gravity(bool refined) {
 }
 
 RunSummary Simulation::run(const RunControl& control) {
+  if (comm_->size() > 1)
+    throw Error(ErrorKind::kInput,
+                strprintf("%d ranks: the level step runs on one rank (its decomposition, the "
+                          "exchange of buffer patches, is the next step of the MPI work)",
+                          comm_->size()));
   if (!initialized_) initialize();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));

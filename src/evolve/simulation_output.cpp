@@ -44,17 +44,22 @@ TotalName total_name(const std::string& field) {
 
 std::vector<double> Simulation::conserved_totals() const {
   sync_host();
-  // Called at every log line, so patches are summed in parallel; the patch sums are added
-  // in patch order, which keeps the totals independent of the thread count.
-  // Canonical order: the same bits whatever the history of the pool's slots.
+  // Called at every log line, so patches are summed in parallel. The patch sums of this
+  // rank's leaf patches are keyed by their canonical position and added in that order
+  // (Comm::ordered_sum): the same bits whatever the thread count, the history of the
+  // pool's slots and the number of ranks.
   const auto& m = *mesh_;
   const std::vector<int> order = m.canonical_order();
-  const int np = static_cast<int>(order.size()), nvar = m.nvar();
+  const int nvar = m.nvar();
+  std::vector<std::int64_t> keys;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (m.patch(order[i]).is_leaf() && partition_.owns(comm_->rank(), order[i]))
+      keys.push_back(static_cast<std::int64_t>(i));
+  const int np = static_cast<int>(keys.size());
   std::vector<double> per_patch(std::size_t(np) * nvar, 0.0);
 #pragma omp parallel for schedule(static)
   for (int i = 0; i < np; ++i) {
-    const int p = order[i];
-    if (!m.patch(p).is_leaf()) continue;
+    const int p = order[keys[i]];
     const double h = m.dx(m.patch(p).level), vol = h * h * h;
     const Real* u = m.current(p);
     for (int v = 0; v < nvar; ++v) {
@@ -63,10 +68,7 @@ std::vector<double> Simulation::conserved_totals() const {
       per_patch[std::size_t(i) * nvar + v] = s * vol;
     }
   }
-  std::vector<double> tot(nvar, 0.0);
-  for (int i = 0; i < np; ++i)
-    for (int v = 0; v < nvar; ++v) tot[v] += per_patch[std::size_t(i) * nvar + v];
-  return tot;
+  return comm_->ordered_sum(keys, per_patch, nvar);
 }
 
 void Simulation::log_totals_line() const {
@@ -89,7 +91,7 @@ void Simulation::log_totals_line() const {
       log_line("gravity: step %ld t %.9e potential energy %.15e", step_, time_, w);
   }
   if (model_.has_magnetic_field()) {
-    const DivergenceStats d = divergence_stats(*mesh_, kernels::MhdGlm::kBx);
+    const DivergenceStats d = divergence_stats(*mesh_, kernels::MhdGlm::kBx, *comm_, partition_);
     log_line("divB: step %ld t %.9e max |div B| dx/|B| %.3e mean %.3e", step_, time_,
              d.max_relative, d.mean_relative);
   }
@@ -117,25 +119,38 @@ std::optional<double> Simulation::density_l1_error() const {
   sync_host();
   const auto& m = *mesh_;
   const auto& geo = m.geometry();
-  double err = 0;
-  for (const int p : m.canonical_order()) {
-    if (!m.patch(p).is_leaf()) continue;
+  // Per leaf patch of this rank, added in canonical order over the ranks.
+  const std::vector<int> order = m.canonical_order();
+  std::vector<std::int64_t> keys;
+  std::vector<double> sums;
+  bool analytic = true;
+  for (std::size_t n = 0; n < order.size() && analytic; ++n) {
+    const int p = order[n];
+    if (!m.patch(p).is_leaf() || !partition_.owns(comm_->rank(), p)) continue;
     const double h = m.dx(m.patch(p).level);
     const Real* u = m.current(p);
+    double err = 0;
     for (int k = 0; k < mesh::kPatchSize; ++k)
       for (int j = 0; j < mesh::kPatchSize; ++j)
         for (int i = 0; i < mesh::kPatchSize; ++i) {
           const auto x = m.cell_center(p, i, j, k);
           const CellBox cell = CellBox::around(x, h);
           const auto exact = problem_->analytic_density(cell, time_);
-          if (!exact) return std::nullopt;
-          err +=
-              std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact) * h * h * h;
+          if (!exact) {
+            analytic = false;
+            break;
+          }
+          err += std::fabs(u[(k * mesh::kPatchSize + j) * mesh::kPatchSize + i] - *exact);
         }
+    keys.push_back(static_cast<std::int64_t>(n));
+    sums.push_back(err * h * h * h);
   }
+  // Every rank takes part in both collectives, or in neither: all agree first whether the
+  // problem has an analytic density (a rank without leaf patches has no cell to ask).
+  if (comm_->min(analytic ? 1.0 : 0.0) == 0) return std::nullopt;
   double volume = 1;
   for (int d = 0; d < 3; ++d) volume *= geo.xmax[d] - geo.xmin[d];
-  return err / volume;
+  return comm_->ordered_sum(keys, sums, 1)[0] / volume;
 }
 
 std::optional<double> Simulation::potential_energy() const {

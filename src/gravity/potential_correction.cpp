@@ -196,13 +196,13 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
   // flux terms.
   const double scale = 1.0 / (four_pi_g * m.dx(level) * m.dx(level));  // covered cells
   const auto& groups = m.groups(level);
+  const mesh::NeighbourTable& table = m.neighbours();
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (int c = 0; c < mesh::kFamilySize; ++c) {
       const int p = groups[g] + c;
       Real* src = m.current(p) + src_off;
       if (slot_of[p] < 0) continue;
-      const auto& meta = m.patch(p);
       thread_local mesh::CoarseBox own_phi;
       detail::gather_parent_potential(m, p, 1.0, phi_field, own_phi, root);
       const double* rp = rr.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
@@ -218,8 +218,8 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
           else if (idx[a] >= kN)
             off[a] = 1, idx[a] -= kN;
         if (off[0] == 0 && off[1] == 0 && off[2] == 0) return own[(k * kN + j) * kN + i];
-        const int nb = meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-        if (nb == mesh::kNoPatch)  // beyond the domain: no gradient of d across the boundary
+        const int nb = table.neighbour(p, off[0], off[1], off[2]);
+        if (nb < 0)  // beyond the domain: no gradient of d across the boundary
           return own[(std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
                      std::clamp(i, 0, kN - 1)];
         if (slot_of[nb] < 0) return 0.0;
@@ -250,8 +250,7 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
         for (int side = -1; side <= 1; side += 2) {
           int off[3] = {0, 0, 0};
           off[ax] = side;
-          if (meta.neighbour[mesh::neighbour_index(off[0], off[1], off[2])] != mesh::kNoPatch)
-            continue;
+          if (table.neighbour(p, off[0], off[1], off[2]) >= 0) continue;
           const int q = side < 0 ? 0 : kN - 1;  // the covered cells on that face
           for (int t2 = 0; t2 < kN; ++t2)
             for (int t1 = 0; t1 < kN; ++t1) {
@@ -296,8 +295,8 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
         for (int side = -1; side <= 1; side += 2) {
           int off[3] = {0, 0, 0};
           off[ax] = side;
-          const int p = m.patch(u).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-          if (p == mesh::kNoPatch || slot_of[p] < 0) continue;
+          const int p = table.neighbour(u, off[0], off[1], off[2]);
+          if (p < 0 || slot_of[p] < 0) continue;
           detail::gather_parent_potential(m, p, 1.0, phi_field, cb, root);
           const double* dp = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
           const Real* phi_p = m.current(p) + phi_off;

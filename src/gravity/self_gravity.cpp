@@ -380,6 +380,7 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
     return detail::interpolate_potential(cb, fine);
   };
   const auto& c0 = base.corner;
+  const int* blocks = m.neighbours().row(first_patch);
   for (int k = 0; k < n; ++k)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {
@@ -388,18 +389,14 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
         Real& out = phi[(k * n + j) * n + i];
         if (!coarse_ghosts) {
           // The patch block (-1 .. 2 per dimension) holding the cell, as prepare_group
-          // finds it: a child of the group and its neighbour.
-          int child = 0, off[3], local[3];
+          // finds it.
+          int blk[3], local[3];
           for (int d = 0; d < 3; ++d) {
-            const int blk = box[d] < 0 ? -1 : box[d] / kN;
-            const int cc = std::clamp(blk, 0, 1);
-            child |= cc << d;
-            off[d] = blk - cc;
-            local[d] = box[d] - blk * kN;
+            blk[d] = box[d] < 0 ? -1 : box[d] / kN;
+            local[d] = box[d] - blk[d] * kN;
           }
-          const int src =
-              m.patch(first_patch + child).neighbour[mesh::neighbour_index(off[0], off[1], off[2])];
-          if (src != mesh::kNoPatch) {
+          const int src = blocks[mesh::group_block(blk[0], blk[1], blk[2])];
+          if (src >= 0) {
             out = m.data(slot, src)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
             continue;
           }

@@ -112,6 +112,7 @@ Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refi
   for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
   resize_pool(patches_.size());
   current_slot_.assign(groups_.size(), 0);
+  neighbours_.build(*this);
 }
 
 void Mesh::refuse_stale(int slot) const {
@@ -296,6 +297,7 @@ MeshChange Mesh::apply_hierarchy(const Hierarchy& refined) {
   if (patches_.size() < pool_patches) resize_pool(patches_.size());
   for (int level = 1; level < num_levels(); ++level) sort_groups(level);
   change.added.resize(groups_.size());
+  neighbours_.build(*this);
   return change;
 }
 
@@ -374,6 +376,7 @@ void Mesh::canonicalize() {
       }
     }
   }
+  neighbours_.build(*this);
 }
 
 std::uint64_t Mesh::key(int level, PatchCoord pc) {
@@ -492,6 +495,9 @@ void Mesh::check_invariants() const {
                          " lacks a neighbour on its own level");
     }
   }
+  NeighbourTable fresh;
+  fresh.build(*this);
+  if (!(fresh == neighbours_)) invariant_failed("the neighbour table is stale");
 }
 
 }  // namespace tessera::mesh

@@ -5,6 +5,8 @@
 
 #include "tessera/core/real.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 
 namespace tessera::evolve {
 
@@ -19,6 +21,10 @@ struct DivergenceStats {
   double max_relative = 0;   // max over leaf cells of |div B| dx / |B|max
   double mean_relative = 0;  // its volume-weighted mean
 };
-DivergenceStats divergence_stats(const mesh::Mesh& mesh, int first_var);
+// Over the leaf patches this rank owns (`part`), reduced over the ranks of `comm`: the same
+// bits on any number of ranks (the mean's sums in canonical order).
+DivergenceStats divergence_stats(const mesh::Mesh& mesh, int first_var,
+                                 parallel::Comm& comm = parallel::serial_comm(),
+                                 const parallel::Partition& part = {});
 
 }  // namespace tessera::evolve

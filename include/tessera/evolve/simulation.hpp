@@ -22,6 +22,8 @@
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
 
 namespace tessera::evolve {
@@ -62,7 +64,11 @@ mesh::FieldRegistry run_fields(const Params& params);
 
 class Simulation {
  public:
-  explicit Simulation(Params params);
+  // `comm`: the ranks of the run (docs/architecture.md, "Ranks"). Every rank holds the
+  // whole mesh structure and owns the groups of its partition; the reductions of the time
+  // step and the diagnostics go through comm. The level step itself is not decomposed yet:
+  // run() refuses more than one rank.
+  explicit Simulation(Params params, parallel::Comm& comm = parallel::serial_comm());
   ~Simulation();
 
   // Sets the initial conditions (called by run() when not done yet).
@@ -88,6 +94,9 @@ class Simulation {
     sync_host();
     return *mesh_;
   }
+  // Which rank owns each patch group (rebuilt with the mesh and at every regrid).
+  const parallel::Partition& partition() const { return partition_; }
+  parallel::Comm& comm() const { return *comm_; }
   // Whether the patch data stay on the GPU between steps (gpu.resident).
   bool device_resident() const { return resident_mode_; }
   const Problem& problem() const { return *problem_; }
@@ -160,6 +169,8 @@ class Simulation {
   std::string machine_summary(const RunSummary& run) const;
 
   Params params_;
+  parallel::Comm* comm_;
+  parallel::Partition partition_;
   physics::Model model_;
   mesh::FieldRegistry fields_;  // run_fields(params_)
   std::string problem_name_;

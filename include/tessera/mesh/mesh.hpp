@@ -12,6 +12,7 @@
 #include "tessera/core/real.hpp"
 #include "tessera/mesh/fields.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/mesh/neighbour_table.hpp"
 #include "tessera/mesh/patch_pool.hpp"
 
 namespace tessera::mesh {
@@ -80,6 +81,9 @@ class Mesh {
   const PatchMeta& patch(int p) const { return patches_[p]; }
   // First patch of every patch group (family) of `level`.
   const std::vector<int>& groups(int level) const { return groups_[level]; }
+  // Where every group's surrounding blocks come from (neighbour_table.hpp); rebuilt
+  // whenever the structure changes (construction, apply_hierarchy, canonicalize).
+  const NeighbourTable& neighbours() const { return neighbours_; }
   long long num_leaf_cells() const;
   long long num_leaf_cells(int level) const;
   // The families above the root, as the constructor takes them (canonical order).
@@ -148,7 +152,8 @@ class Mesh {
 
   // Throws tessera::Error(kInternal) naming the first violation: families complete and
   // contiguous, parent/child links consistent, neighbour links symmetric, and proper
-  // nesting (every refined patch has all 26 same-level neighbours inside the domain).
+  // nesting (every refined patch has all 26 same-level neighbours inside the domain),
+  // and the neighbour table equal to one built afresh.
   void check_invariants() const;
 
  private:
@@ -174,6 +179,7 @@ class Mesh {
   std::vector<PatchMeta> patches_;
   std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
   std::unordered_map<std::uint64_t, int> lookup_;
+  NeighbourTable neighbours_;
   PatchPool pool_[2];  // the two time levels
   std::vector<int> current_slot_;
   int stale_slots_ = 0;  // bit s: time level s is newer on the device

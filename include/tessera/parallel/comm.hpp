@@ -1,0 +1,70 @@
+// The ranks of a run as the solver sees them: every reduction, exchange and error agreement
+// between ranks goes through a Comm. The serial Comm is the run on one rank; VirtualRanks
+// (virtual_ranks.hpp) runs N ranks in one process, which is how the decomposition is
+// tested without MPI; an MPI Comm is the same interface over MPI_COMM_WORLD.
+//
+// Results must not depend on the number of ranks, bit for bit (docs/architecture.md,
+// "Ranks"): floating-point sums are formed by ordered_sum, in the global order of their
+// items' keys (positions along the space-filling curve), never in the order contributions
+// arrive; max, min and integer sums are exact in any order.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <span>
+#include <vector>
+
+namespace tessera::parallel {
+
+class Comm {
+ public:
+  virtual ~Comm() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Over all ranks; every rank receives the result.
+  virtual double max(double x) = 0;
+  virtual double min(double x) = 0;
+  virtual long long sum(long long x) = 0;
+
+  // `width` sums over the items of all ranks: each rank passes its own items, item i with
+  // key keys[i] and values values[i * width .. (i + 1) * width), keys unique across ranks.
+  // The sums are formed item by item in ascending key order, so they are bit for bit those
+  // of one rank holding every item, whatever the ranks and the order of their items.
+  virtual std::vector<double> ordered_sum(std::span<const std::int64_t> keys,
+                                          std::span<const double> values, int width) = 0;
+
+  // All-to-all exchange: send[r] goes to rank r; returns what each rank sent to this one,
+  // indexed by the sender (send must have size() entries; the entry for this rank is
+  // returned to it as it is).
+  virtual std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) = 0;
+
+  // Collective error agreement: every rank passes what it caught (or nullptr). When any
+  // rank caught an error, every rank throws the error of the lowest rank that caught one,
+  // so that all stop together with the same message; else it returns.
+  virtual void agree(std::exception_ptr error) = 0;
+};
+
+// One rank: the run without decomposition.
+class SerialComm final : public Comm {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  double max(double x) override { return x; }
+  double min(double x) override { return x; }
+  long long sum(long long x) override { return x; }
+  std::vector<double> ordered_sum(std::span<const std::int64_t> keys,
+                                  std::span<const double> values, int width) override;
+  std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) override;
+  void agree(std::exception_ptr error) override;
+};
+
+// The process's serial Comm (the default of a Simulation).
+Comm& serial_comm();
+
+// The sums of ordered_sum over items gathered from every rank, in ascending key order
+// (shared by the Comm implementations so that they add in exactly the same way).
+std::vector<double> sum_in_key_order(std::vector<std::pair<std::int64_t, const double*>> items,
+                                     int width);
+
+}  // namespace tessera::parallel

@@ -1,0 +1,57 @@
+// Which rank owns each patch group (family), and what each rank must receive from the
+// others before it can work on its own groups (docs/architecture.md, "Ranks").
+//
+// Every rank holds the whole octree's structure (mesh::Mesh's metadata, a few bytes per
+// patch, as Parthenon and AthenaK replicate theirs), so every rank computes the same
+// partition and the same plans without asking anyone. Levels subcycle, so each level is cut
+// on its own (GAMER, AMReX): rank r owns a contiguous piece of the level's families along
+// the space-filling curve (the canonical order, mesh.hpp), the pieces as equal as the
+// families' costs allow.
+#pragma once
+
+#include <vector>
+
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::parallel {
+
+class Partition {
+ public:
+  // One rank owns everything.
+  Partition() = default;
+  // Cuts each level of `m` into `ranks` contiguous pieces of its canonical order, each
+  // with floor or ceil of (families of the level) / ranks families: a patch group is the
+  // unit of work, and the groups of one level cost the same (one solver call each).
+  static Partition along_curve(const mesh::Mesh& m, int ranks);
+
+  int ranks() const { return ranks_; }
+  // Owner of the family whose first patch is `first_patch` (or of any patch of it).
+  int owner(int patch) const { return ranks_ == 1 ? 0 : owner_[patch / mesh::kFamilySize]; }
+  bool owns(int rank, int patch) const { return owner(patch) == rank; }
+  // Families per rank and level, [level][rank] (empty for the one-rank default).
+  const std::vector<std::vector<int>>& counts() const { return counts_; }
+
+ private:
+  int ranks_ = 1;
+  std::vector<int> owner_;  // [pool slot / 8]
+  std::vector<std::vector<int>> counts_;
+};
+
+// What rank `rank` receives before it steps `level`, from each peer: the same-level
+// patches its groups' ghost zones read (the neighbour table's blocks owned elsewhere:
+// buffer patches) and, where a group's ghost zones come from the coarser level, the
+// coarser patches that interpolation reads (the parent and its 26 neighbours: the
+// prepare stage's coarse box reaches at most 4 coarse cells beyond the parent).
+// Patches appear once per peer, in canonical order (the order both sides pack them).
+struct ExchangePlan {
+  std::vector<std::vector<int>> same_level;  // [peer]: patches of `level`
+  std::vector<std::vector<int>> coarse;      // [peer]: patches of `level - 1`
+  bool empty() const;
+};
+ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level);
+
+// Every rank's plan for `level`, [rank]: what rank r sends to q is plans[q]'s list from r,
+// so that no rank needs to be told what to send.
+std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level);
+
+}  // namespace tessera::parallel

@@ -1,0 +1,96 @@
+#include "tessera/parallel/partition.hpp"
+
+#include <algorithm>
+
+#include "tessera/core/error.hpp"
+
+namespace tessera::parallel {
+
+Partition Partition::along_curve(const mesh::Mesh& m, int ranks) {
+  if (ranks < 1) throw Error(ErrorKind::kInternal, "a partition needs at least one rank");
+  Partition p;
+  p.ranks_ = ranks;
+  p.owner_.assign(m.num_patches() / mesh::kFamilySize, -1);
+  p.counts_.resize(m.num_levels());
+  for (int level = 0; level < m.num_levels(); ++level) {
+    const auto& groups = m.groups(level);  // canonical order
+    const long long n = static_cast<long long>(groups.size());
+    std::vector<int> starts(ranks + 1);
+    for (int r = 0; r <= ranks; ++r) starts[r] = static_cast<int>(n * r / ranks);
+    p.counts_[level].resize(ranks);
+    for (int r = 0; r < ranks; ++r) {
+      p.counts_[level][r] = starts[r + 1] - starts[r];
+      for (int i = starts[r]; i < starts[r + 1]; ++i) p.owner_[groups[i] / mesh::kFamilySize] = r;
+    }
+  }
+  return p;
+}
+
+bool ExchangePlan::empty() const {
+  for (const auto& l : same_level)
+    if (!l.empty()) return false;
+  for (const auto& l : coarse)
+    if (!l.empty()) return false;
+  return true;
+}
+
+namespace {
+
+// Sorts the patches of each peer's list by canonical position and removes repeats.
+void canonical_lists(const std::vector<int>& rank_of_canonical,
+                     std::vector<std::vector<int>>& lists) {
+  for (auto& l : lists) {
+    std::sort(l.begin(), l.end(),
+              [&](int a, int b) { return rank_of_canonical[a] < rank_of_canonical[b]; });
+    l.erase(std::unique(l.begin(), l.end()), l.end());
+  }
+}
+
+}  // namespace
+
+ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level) {
+  ExchangePlan plan;
+  plan.same_level.resize(part.ranks());
+  plan.coarse.resize(part.ranks());
+  const mesh::NeighbourTable& table = m.neighbours();
+  auto want = [&](std::vector<std::vector<int>>& lists, int patch) {
+    const int from = part.owner(patch);
+    if (from != rank) lists[from].push_back(patch);
+  };
+  const auto& groups = m.groups(level);
+  for (const int g : groups) {
+    if (!part.owns(rank, g)) continue;
+    const int* row = table.row(g);
+    bool coarse = false;
+    for (int b = 0; b < mesh::kGroupBlocks; ++b) {
+      if (row[b] >= 0) want(plan.same_level, row[b]);
+      coarse |= row[b] == mesh::kBlockCoarse;
+    }
+    if (!coarse) continue;
+    const int parent = m.patch(g).parent;
+    for (int dz = -1; dz <= 1; ++dz)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int q = table.neighbour(parent, dx, dy, dz);
+          if (q >= 0) want(plan.coarse, q);
+          if (q == mesh::kBlockCoarse)
+            throw Error(ErrorKind::kInternal,
+                        "exchange plan: a coarse patch lacks a neighbour (proper nesting)");
+        }
+  }
+  // Canonical position of every patch: the order both sides pack and unpack.
+  std::vector<int> position(m.num_patches());
+  const std::vector<int> order = m.canonical_order();
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
+  canonical_lists(position, plan.same_level);
+  canonical_lists(position, plan.coarse);
+  return plan;
+}
+
+std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level) {
+  std::vector<ExchangePlan> plans;
+  for (int r = 0; r < part.ranks(); ++r) plans.push_back(plan_receives(m, part, r, level));
+  return plans;
+}
+
+}  // namespace tessera::parallel

@@ -1,0 +1,136 @@
+// The communicator seam (parallel/comm.hpp) on one rank and on virtual ranks: reductions,
+// ordered sums equal to one rank's bit for bit, exchanges and error agreement.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "tessera/core/error.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/virtual_ranks.hpp"
+
+namespace tessera::parallel {
+namespace {
+
+// Values whose sum depends on the order of addition in every digit: magnitudes from 1e-8
+// to 1e16 with both signs.
+std::vector<double> hard_values(int n, int width) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> mant(-1, 1);
+  std::uniform_int_distribution<int> expo(-8, 16);
+  std::vector<double> v(std::size_t(n) * width);
+  for (auto& x : v) x = mant(rng) * std::pow(10.0, expo(rng));
+  return v;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(SerialComm, OrderedSumAddsInKeyOrder) {
+  SerialComm comm;
+  const std::vector<std::int64_t> keys = {2, 0, 1};
+  const std::vector<double> values = {1.0, 10.0, 1e16, 20.0, -1e16, -30.0};
+  // Key order: (1e16, 20), (-1e16, -30), (1, 10): 1e16 - 1e16 + 1 = 1 exactly, whereas the
+  // order given would lose the 1.
+  const auto s = comm.ordered_sum(keys, values, 2);
+  EXPECT_EQ(s[0], 1.0);
+  EXPECT_EQ(s[1], 0.0);
+  EXPECT_THROW(comm.ordered_sum(std::vector<std::int64_t>{3, 3}, std::vector<double>{1, 2}, 1),
+               Error);
+}
+
+// Items 0..n-1 dealt to the ranks in contiguous pieces (as the partition deals the curve)
+// and, within each rank, in shuffled order: the sums equal one rank's bit for bit.
+TEST(VirtualRanks, OrderedSumEqualsOneRankForAnyRankCount) {
+  const int n = 1000, width = 3;
+  const auto values = hard_values(n, width);
+  std::vector<std::int64_t> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  const auto serial = SerialComm().ordered_sum(all, values, width);
+  // Per-rank partial sums added afterwards (what an MPI_Allreduce of local sums gives)
+  // differ: the test can tell.
+  double naive = 0;
+  for (int half = 0; half < 2; ++half) {
+    double part = 0;
+    for (int i = half * n / 2; i < (half + 1) * n / 2; ++i) part += values[i * width];
+    naive += part;
+  }
+  ASSERT_NE(naive, serial[0]);
+  for (const int ranks : {2, 3, 4, 7}) {
+    VirtualRanks vr(ranks);
+    std::vector<std::vector<double>> got(ranks);
+    vr.run([&](Comm& comm) {
+      const int r = comm.rank();
+      std::vector<std::int64_t> keys;
+      for (int i = n * r / ranks; i < n * (r + 1) / ranks; ++i) keys.push_back(i);
+      std::shuffle(keys.begin(), keys.end(), std::mt19937(r));
+      std::vector<double> mine;
+      for (const auto k : keys)
+        mine.insert(mine.end(), values.begin() + k * width, values.begin() + (k + 1) * width);
+      got[r] = comm.ordered_sum(keys, mine, width);
+    });
+    for (int r = 0; r < ranks; ++r) EXPECT_TRUE(same_bits(got[r], serial)) << ranks << " ranks";
+  }
+}
+
+TEST(VirtualRanks, ScalarReductionsAndExchange) {
+  VirtualRanks vr(4);
+  vr.run([](Comm& comm) {
+    const int r = comm.rank(), n = comm.size();
+    EXPECT_EQ(comm.max(double(r)), n - 1);
+    EXPECT_EQ(comm.min(double(r) - 5), -5);
+    EXPECT_EQ(comm.sum(r + 1), n * (n + 1) / 2);
+    std::vector<std::vector<double>> send(n);
+    for (int q = 0; q < n; ++q) send[q] = std::vector<double>(q + 1, 10.0 * r + q);
+    const auto got = comm.exchange(send);
+    ASSERT_EQ(static_cast<int>(got.size()), n);
+    for (int q = 0; q < n; ++q) EXPECT_EQ(got[q], std::vector<double>(r + 1, 10.0 * q + r));
+  });
+}
+
+TEST(VirtualRanks, EveryRankThrowsTheLowestRanksError) {
+  VirtualRanks vr(5);
+  std::vector<std::string> seen(5);
+  vr.run([&](Comm& comm) {
+    std::exception_ptr mine;
+    if (comm.rank() == 3 || comm.rank() == 1)
+      mine = std::make_exception_ptr(std::runtime_error("rank " + std::to_string(comm.rank())));
+    try {
+      comm.agree(mine);
+    } catch (const std::runtime_error& e) {
+      seen[comm.rank()] = e.what();
+    }
+    comm.agree(nullptr);  // nothing pending: returns on every rank
+  });
+  for (const auto& s : seen) EXPECT_EQ(s, "rank 1");
+}
+
+// A rank that leaves early (an ASSERT's return, an exception) must not leave the others
+// waiting forever: their next collective throws, and run() reports the first rank's error.
+TEST(VirtualRanks, ARankThatLeavesEarlyReleasesTheOthers) {
+  VirtualRanks vr(3);
+  std::vector<int> released(3, 0);
+  try {
+    vr.run([&](Comm& comm) {
+      if (comm.rank() == 1) throw std::runtime_error("rank 1 failed");
+      try {
+        comm.max(1.0);
+      } catch (const Error&) {
+        released[comm.rank()] = 1;
+        throw;
+      }
+    });
+    ADD_FAILURE() << "run() returned normally";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "rank 1 failed");
+  }
+  EXPECT_EQ(released, (std::vector<int>{1, 0, 1}));
+  // The object runs again afterwards.
+  vr.run([](Comm& comm) { EXPECT_EQ(comm.sum(1), 3); });
+}
+
+}  // namespace
+}  // namespace tessera::parallel
