@@ -9,6 +9,8 @@ namespace tessera {
 
 namespace {
 std::atomic<bool> g_quiet{false};
+// Per thread: virtual ranks (parallel/virtual_ranks.hpp) are threads of one process.
+thread_local int g_rank = 0;
 
 std::string vformat(const char* fmt, va_list args) {
   va_list copy;
@@ -30,7 +32,7 @@ std::string strprintf(const char* fmt, ...) {
 }
 
 void log_line(const std::string& line) {
-  if (g_quiet) return;
+  if (g_quiet || g_rank != 0) return;
   std::fputs(line.c_str(), stdout);
   std::fputc('\n', stdout);
   std::fflush(stdout);
@@ -46,6 +48,10 @@ void log_line(const char* fmt, ...) {
 
 void set_log_quiet(bool quiet) {
   g_quiet = quiet;
+}
+
+void set_log_rank(int rank) {
+  g_rank = rank;
 }
 
 }  // namespace tessera

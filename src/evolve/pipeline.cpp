@@ -173,7 +173,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   if (s.resident) return run_resident(s, pass, solver);
-  const auto& groups = m.groups(s.level);
+  const auto& groups = s.groups ? *s.groups : m.groups(s.level);
   const int total = static_cast<int>(groups.size());
   const int batches = (total + batch_ - 1) / batch_;
   PassStats stats;

@@ -86,6 +86,7 @@ mesh::FieldRegistry run_fields(const Params& params) {
 
 Simulation::Simulation(Params params, parallel::Comm& comm)
     : params_(std::move(params)), comm_(&comm), model_(params_), fields_(run_fields(params_)) {
+  set_log_rank(comm.rank());
   std::string note;
   const int threads = effective_threads(params_, &note);
   if (!note.empty()) log_line("note: %s", note.c_str());
@@ -270,7 +271,7 @@ void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   mesh_ = std::move(next);
   install_problem_boundary(*mesh_);
   verify_mesh("the initial mesh");
-  partition_ = parallel::Partition::along_curve(*mesh_, comm_->size());
+  repartition();
   registers_.build(*mesh_);
   speeds_.resize(mesh_->num_levels());
   for (int level = 0; level < mesh_->num_levels(); ++level) speeds_[level] = level_max_speed(level);
@@ -334,7 +335,7 @@ bool Simulation::regrid() {
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
   if (change.empty()) return false;
-  partition_ = parallel::Partition::along_curve(*mesh_, comm_->size());
+  repartition();
   const int nlev = mesh_->num_levels();
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.
@@ -400,17 +401,20 @@ double Simulation::root_dt() const {
 void Simulation::advance(int level, double time, double dt, double coarse_weight,
                          double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
-  const LevelStep step{*mesh_,
-                       level,
-                       dt,
-                       coarse_weight,
-                       step_ + 1,
-                       registers_,
-                       timers_,
-                       resident_mode_ ? resident_.get() : nullptr,
-                       coarse_weight_end,
-                       level_steps_[level],
-                       time};
+  const bool ranks = comm_->size() > 1;
+  if (ranks) exchange_buffers(level);
+  LevelStep step{*mesh_,
+                 level,
+                 dt,
+                 coarse_weight,
+                 step_ + 1,
+                 registers_,
+                 timers_,
+                 resident_mode_ ? resident_.get() : nullptr,
+                 coarse_weight_end,
+                 level_steps_[level],
+                 time};
+  if (ranks) step.groups = &exchanges_[level].groups;
   double speed = 0;
   long long floored = 0;
   for (Pass* pass : schedule_) {
@@ -492,12 +496,8 @@ void Simulation::solve_gravity(bool refined) {
 }
 
 RunSummary Simulation::run(const RunControl& control) {
-  if (comm_->size() > 1)
-    throw Error(ErrorKind::kInput,
-                strprintf("%d ranks: the level step runs on one rank (its decomposition, the "
-                          "exchange of buffer patches, is the next step of the MPI work)",
-                          comm_->size()));
   if (!initialized_) initialize();
+  check_ranks_supported();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
@@ -513,7 +513,7 @@ RunSummary Simulation::run(const RunControl& control) {
   log_line("patches per level: %s (%lld leaf cells)", level_summary().c_str(),
            mesh_->num_leaf_cells());
 
-  remove_stale_temporaries();
+  if (comm_->rank() == 0) remove_stale_temporaries();
   if (resident_mode_) {
     // The first copy to the GPU belongs to the set-up, like the initial conditions.
     ScopedTimer t(timers_, Stage::kInit);
@@ -546,7 +546,7 @@ RunSummary Simulation::run(const RunControl& control) {
         // the slowest recent one, and the checkpoint as slow as the last (or 100 MB/s).
         const double rate = checkpoint_rate_ > 0 ? checkpoint_rate_ : 100e6;
         const double need = 1.25 * slowest_step + 1.5 * checkpoint_bytes() / rate + 1.0;
-        if (elapsed() + need > wall_limit) {
+        if (agree(elapsed() + need > wall_limit)) {
           summary.stop = StopReason::kWallTime;
           log_line(
               "stopping before the wall-time limit %s: %.1f s elapsed, a step and a "
@@ -589,8 +589,10 @@ RunSummary Simulation::run(const RunControl& control) {
       // Step lines every log_every steps, or by wall time (log_seconds) when that is 0, the
       // first and the last step always; totals with each of them when the interval is in
       // steps, else about every minute (six step lines).
-      const bool due =
-          log_every > 0 ? step_ % log_every == 0 : (!logged_step || w1 - log_wall >= log_seconds);
+      // Decisions from wall-clock times are agreed between the ranks: the totals line is a
+      // collective.
+      const bool due = log_every > 0 ? step_ % log_every == 0
+                                     : agree(!logged_step || w1 - log_wall >= log_seconds);
       if (due || finishing) {
         const double out = timers_.seconds(Stage::kOutput);
         const double busy = (w1 - log_wall) - (out - log_output);
@@ -599,7 +601,8 @@ RunSummary Simulation::run(const RunControl& control) {
                  (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
                  floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
         log_updates = cell_updates_;
-        if (log_every > 0 || finishing || !logged_step || w1 - totals_wall >= 6 * log_seconds) {
+        if (log_every > 0 || finishing || !logged_step ||
+            agree(w1 - totals_wall >= 6 * log_seconds)) {
           log_totals_line();
           totals_wall = w1;
         }
@@ -618,8 +621,9 @@ RunSummary Simulation::run(const RunControl& control) {
       if (due_time || (ck_every > 0 && step_ % ck_every == 0) || (finishing && checkpointing))
         summary.checkpoint = write_checkpoint();
       // A signal during the last step changes nothing: the run has finished.
-      if (control.stop_signal && !finishing) {
-        if (const int sig = control.stop_signal()) {
+      if (!finishing) {
+        const int local = control.stop_signal ? control.stop_signal() : 0;
+        if (const int sig = comm_->size() == 1 ? local : static_cast<int>(comm_->max(local))) {
           summary.stop = StopReason::kSignal;
           log_line("received signal %d (%s): stopping after step %ld", sig, strsignal(sig), step_);
           break;

@@ -32,6 +32,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
   install_problem_boundary(*mesh_);
+  repartition();
   registers_.build(*mesh_);  // empty: checkpoints fall between root steps
   speeds_ = st.level_max_speed;
   level_steps_.assign(st.level_steps.begin(), st.level_steps.end());
@@ -123,6 +124,16 @@ std::string Simulation::write_checkpoint() {
   st.regrid_count = regrid_count_;
   st.floored = floored_;
   st.initial_totals = totals0_;
+  // Several ranks: rank 0 writes what every rank gathered to it, and all of them stop
+  // with its error if the write fails.
+  run_on_root([&] { write_checkpoint_file(path, header, st); });
+  last_checkpoint_step_ = step_;
+  if (comm_->rank() == 0) prune_checkpoints(path);
+  return path;
+}
+
+void Simulation::write_checkpoint_file(const std::string& path, const io::CheckpointHeader& header,
+                                       const io::CheckpointState& st) {
   const auto t0 = std::chrono::steady_clock::now();
   // The file holds each level as one slab in canonical order, the order a mesh rebuilt
   // from the stored octree has. Flux registers are empty here but name patches by slot.
@@ -138,13 +149,11 @@ std::string Simulation::write_checkpoint() {
   io::write_checkpoint(path, *mesh_, header, st);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
   const double bytes = static_cast<double>(std::filesystem::file_size(path, ec));
   checkpoint_rate_ = bytes / std::max(seconds, 1e-9);
   log_line("wrote checkpoint %s (%.1f MB in %.2f s, %.0f MB/s)", path.c_str(), bytes / 1e6, seconds,
            bytes / 1e6 / std::max(seconds, 1e-9));
-  last_checkpoint_step_ = step_;
-  prune_checkpoints(path);
-  return path;
 }
 
 void Simulation::prune_checkpoints(const std::string& newest) const {
@@ -188,6 +197,9 @@ void Simulation::remove_stale_temporaries() const {
 
 void Simulation::write_failure_plot() const {
   // Best effort: the original error is what matters, a second one is only logged.
+  // Several ranks: the failing rank holds only its own patches current (and the others are
+  // leaving their collectives), so no failure plot is written.
+  if (comm_->size() > 1) return;
   try {
     sync_host();
     const std::string dir = params_.string("output.dir");

@@ -175,16 +175,18 @@ void Simulation::write_plot(int index) {
   if (!params_.boolean("output.enabled")) return;
   ScopedTimer t(timers_, Stage::kOutput);
   sync_host();
-  const std::string dir = params_.string("output.dir");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
-  const std::string path = io::plot_file_name(dir, problem_name_, index);
-  io::write_plot_file(
-      path,
-      io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma, problem_name_,
-                         static_cast<int>(step_), time_, params_.to_toml(), derived_plot_fields()));
-  log_line("wrote %s", path.c_str());
+  run_on_root([&] {
+    const std::string dir = params_.string("output.dir");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
+    const std::string path = io::plot_file_name(dir, problem_name_, index);
+    io::write_plot_file(
+        path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
+                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
+                                 derived_plot_fields()));
+    log_line("wrote %s", path.c_str());
+  });
 }
 
 }  // namespace tessera::evolve

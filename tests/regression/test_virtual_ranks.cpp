@@ -1,12 +1,18 @@
 // A simulation as N virtual ranks (parallel/virtual_ranks.hpp): each rank builds the same
 // mesh, owns the groups of its partition, and the reductions of the time step and of the
 // diagnostics -- level speeds, conserved totals, L1 errors, div B -- combine the ranks'
-// pieces through the Comm. They must equal one rank's bit for bit for N = 2, 3, 4, 7. The
-// level step itself is not decomposed yet: run() refuses more than one rank.
+// pieces through the Comm. They must equal one rank's bit for bit for N = 2, 3, 4, 7. Runs
+// without refinement are stepped decomposed (each rank its groups, after the exchange of
+// buffer patches): their plot files and checkpoints must equal one rank's, dataset for
+// dataset and byte for byte; adaptive and self-gravitating runs are refused on several
+// ranks until their level step is decomposed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 
+#include "h5_compare.hpp"
 #include "run_problem.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/diagnostics.hpp"
@@ -24,7 +30,10 @@ struct Reductions {
 
 Params load(const std::string& file, std::vector<std::string> overrides) {
   set_log_quiet(true);
-  overrides.push_back("output.enabled=false");
+  // Output off unless the test turns it on.
+  if (std::none_of(overrides.begin(), overrides.end(),
+                   [](const std::string& o) { return o.starts_with("output.enabled="); }))
+    overrides.push_back("output.enabled=false");
   overrides.push_back("run.backend=cpu");
   return load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/" + file, overrides);
 }
@@ -107,14 +116,95 @@ TEST(VirtualRanks, AdaptiveCloudBlastWithScalarsReductionsEqualOneRank) {
        "amr.density_refine=0", "amr.density_derefine=0", "problem.cloud_radius=0.03"});
 }
 
-TEST(VirtualRanks, RunRefusesMoreThanOneRankUntilTheStepIsDecomposed) {
-  const Params params = load("sod/sod.toml", {"run.max_steps=1"});
-  parallel::VirtualRanks vr(2);
-  EXPECT_THROW(vr.run([&](parallel::Comm& comm) {
-    evolve::Simulation sim(params, comm);
-    sim.run();
-  }),
-               Error);
+// Runs `file` on one rank and on 2, 3, 4 and 7 virtual ranks, each writing plot files
+// and a final checkpoint to its own directory, and compares every dataset of every file.
+void expect_outputs_equal_on_virtual_ranks(const std::string& name, const std::string& file,
+                                           std::vector<std::string> ov) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("tessera_vr_" + name);
+  fs::remove_all(root);
+  ov.push_back("output.enabled=true");
+  auto params_for = [&](const std::string& dir) {
+    auto o = ov;
+    o.push_back("output.dir=" + (root / dir).string());
+    return load(file, o);
+  };
+  const Params one = params_for("one");
+  evolve::Simulation serial(one);
+  serial.run();
+  serial.write_checkpoint();
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(root / "one"))
+    if (e.path().extension() == ".athdf" || e.path().extension() == ".h5")
+      files.push_back(e.path().filename().string());
+  ASSERT_GE(files.size(), 3u) << "plot files and a checkpoint";
+  for (const int ranks : {2, 3, 4, 7}) {
+    const std::string dir = std::to_string(ranks);
+    const Params p = params_for(dir);
+    parallel::VirtualRanks vr(ranks);
+    vr.run([&](parallel::Comm& comm) {
+      evolve::Simulation sim(p, comm);
+      sim.run();
+      sim.write_checkpoint();
+      if (comm.rank() == 0) {
+        EXPECT_EQ(sim.step(), serial.step());
+      }
+    });
+    for (const auto& f : files)
+      EXPECT_EQ(
+          testing::compare_h5_datasets((root / "one" / f).string(), (root / dir / f).string()), "")
+          << name << ", " << ranks << " ranks: " << f;
+  }
+  fs::remove_all(root);
+}
+
+TEST(VirtualRanks, UniformSodOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks("sod", "sod/sod.toml",
+                                        {"run.max_steps=16", "output.dt=0.02"});
+}
+
+TEST(VirtualRanks, UniformRelaxingTvdSedovOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks("sedov_rtvd", "sedov/sedov.toml",
+                                        {"mesh.nx=[32,32,32]", "hydro.scheme=relaxing_tvd",
+                                         "hydro.cfl=0.8", "run.max_steps=12", "output.dt=0.002"});
+}
+
+TEST(VirtualRanks, UniformOrszagTangMhdOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks(
+      "orszag_tang", "orszag_tang/orszag_tang.toml",
+      {"mesh.nx=[64,64,16]", "mesh.xmax=[1,1,0.25]", "run.max_steps=8", "output.dt=0.02"});
+}
+
+TEST(VirtualRanks, UniformDoubleMachWithProblemBoundariesOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks("double_mach", "double_mach/double_mach.toml",
+                                        {"mesh.nx=[64,16,16]", "mesh.xmax=[4,1,1]",
+                                         "amr.max_level=0", "run.max_steps=20", "output.dt=0.02"});
+}
+
+TEST(VirtualRanks, UniformCloudBlastWithScalarsOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks(
+      "cloud_blast", "cloud_blast/cloud_blast.toml",
+      {"mesh.nx=[32,32,32]", "amr.max_level=0", "problem.cloud_radius=0.06", "run.max_steps=10",
+       "output.dt=0.001"});
+}
+
+TEST(VirtualRanks, AdaptiveAndSelfGravitatingRunsAreRefusedOnSeveralRanks) {
+  for (const auto& [file, ov] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"sedov/sedov_amr.toml", {"mesh.nx=[32,32,32]", "run.max_steps=1"}},
+           {"jeans_wave/jeans_wave.toml", {"run.max_steps=1"}}}) {
+    const Params params = load(file, ov);
+    parallel::VirtualRanks vr(2);
+    try {
+      vr.run([&](parallel::Comm& comm) {
+        evolve::Simulation sim(params, comm);
+        sim.run();
+      });
+      ADD_FAILURE() << file << " ran on two ranks";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
+      EXPECT_NE(std::string(e.what()).find("2 ranks"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -15,4 +15,7 @@ void log_line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 // Silences log_line (tests that run many simulations).
 void set_log_quiet(bool quiet);
 
+// The rank the calling thread works for (a run of several ranks): only rank 0 logs.
+void set_log_rank(int rank);
+
 }  // namespace tessera

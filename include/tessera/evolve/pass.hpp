@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/flux_register.hpp"
@@ -46,6 +47,9 @@ struct LevelStep {
   long level_step = 0;
   // The level's time at the start of this step (problem-defined boundaries read it).
   double time = 0.0;
+  // The groups of the level this rank steps, in canonical order (its partition's piece;
+  // docs/architecture.md, "Ranks"); every group of the level when null.
+  const std::vector<int>* groups = nullptr;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).

@@ -65,9 +65,10 @@ mesh::FieldRegistry run_fields(const Params& params);
 class Simulation {
  public:
   // `comm`: the ranks of the run (docs/architecture.md, "Ranks"). Every rank holds the
-  // whole mesh structure and owns the groups of its partition; the reductions of the time
-  // step and the diagnostics go through comm. The level step itself is not decomposed yet:
-  // run() refuses more than one rank.
+  // whole mesh structure and steps the groups of its partition, after receiving the buffer
+  // patches its groups read; the reductions of the time step and the diagnostics go
+  // through comm, and rank 0 writes the outputs and the log. More than one rank runs
+  // meshes without refinement and without self-gravity (run() refuses the others).
   explicit Simulation(Params params, parallel::Comm& comm = parallel::serial_comm());
   ~Simulation();
 
@@ -141,6 +142,19 @@ class Simulation {
   // Gives the mesh the problem's boundary states when a side is problem-defined.
   void install_problem_boundary(mesh::Mesh& m) const;
   void adopt_mesh(std::unique_ptr<mesh::Mesh> next);
+  // Ranks (simulation_ranks.cpp): the partition, this rank's groups and its exchange lists,
+  // rebuilt with the mesh; the buffer patches a level step reads; every patch gathered on
+  // rank 0 before it writes an output; the settings several ranks cannot run yet.
+  void repartition();
+  void exchange_buffers(int level);
+  void gather_on_root();
+  void check_ranks_supported() const;
+  // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
+  void run_on_root(const std::function<void()>& f);
+  void write_checkpoint_file(const std::string& path, const io::CheckpointHeader& header,
+                             const io::CheckpointState& st);
+  // One decision for every rank (rank 0's would do; any rank's true is taken).
+  bool agree(bool local) const { return comm_->size() == 1 ? local : comm_->max(local) > 0; }
   // One step of `level`, from `time`, from coarse_weight to coarse_weight_end of its
   // parent's step.
   void advance(int level, double time, double dt, double coarse_weight, double coarse_weight_end);
@@ -171,6 +185,13 @@ class Simulation {
   Params params_;
   parallel::Comm* comm_;
   parallel::Partition partition_;
+  // Per level: this rank's groups, and the patches it sends to / receives from each rank
+  // before a level step (same-level buffers, then the coarser level's).
+  struct LevelExchange {
+    std::vector<int> groups;
+    std::vector<std::vector<int>> send, receive;  // [peer]
+  };
+  std::vector<LevelExchange> exchanges_;
   physics::Model model_;
   mesh::FieldRegistry fields_;  // run_fields(params_)
   std::string problem_name_;
