@@ -124,6 +124,19 @@ std::string Simulation::write_checkpoint() {
   st.regrid_count = regrid_count_;
   st.floored = floored_;
   st.initial_totals = totals0_;
+  // The file holds each level as one slab in canonical order, the order a mesh rebuilt
+  // from the stored octree has. Flux registers are empty here but name patches by slot.
+  // Every rank reorders its pool the same way (the partition follows the slots).
+  sync_host();
+  if (!mesh_->is_canonical()) {
+    // Reorders the patches of both time levels: the device copy is rebuilt from the host.
+    if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
+    device_current_ = false;
+    resident_.reset();
+    mesh_->canonicalize();
+    registers_.build(*mesh_);
+    repartition();
+  }
   // Several ranks: rank 0 writes what every rank gathered to it, and all of them stop
   // with its error if the write fails.
   run_on_root([&] { write_checkpoint_file(path, header, st); });
@@ -135,17 +148,6 @@ std::string Simulation::write_checkpoint() {
 void Simulation::write_checkpoint_file(const std::string& path, const io::CheckpointHeader& header,
                                        const io::CheckpointState& st) {
   const auto t0 = std::chrono::steady_clock::now();
-  // The file holds each level as one slab in canonical order, the order a mesh rebuilt
-  // from the stored octree has. Flux registers are empty here but name patches by slot.
-  sync_host();
-  if (!mesh_->is_canonical()) {
-    // Reorders the patches of both time levels: the device copy is rebuilt from the host.
-    if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
-    device_current_ = false;
-    resident_.reset();
-    mesh_->canonicalize();
-    registers_.build(*mesh_);
-  }
   io::write_checkpoint(path, *mesh_, header, st);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -91,7 +91,7 @@ void Simulation::log_totals_line() const {
       log_line("gravity: step %ld t %.9e potential energy %.15e", step_, time_, w);
   }
   if (model_.has_magnetic_field()) {
-    const DivergenceStats d = divergence_stats(*mesh_, kernels::MhdGlm::kBx, *comm_, partition_);
+    const DivergenceStats d = divergence();
     log_line("divB: step %ld t %.9e max |div B| dx/|B| %.3e mean %.3e", step_, time_,
              d.max_relative, d.mean_relative);
   }
@@ -151,6 +151,13 @@ std::optional<double> Simulation::density_l1_error() const {
   double volume = 1;
   for (int d = 0; d < 3; ++d) volume *= geo.xmax[d] - geo.xmin[d];
   return comm_->ordered_sum(keys, sums, 1)[0] / volume;
+}
+
+DivergenceStats Simulation::divergence() const {
+  sync_host();
+  if (comm_->size() > 1)
+    for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+  return divergence_stats(*mesh_, kernels::MhdGlm::kBx, *comm_, partition_);
 }
 
 std::optional<double> Simulation::potential_energy() const {

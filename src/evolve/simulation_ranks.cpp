@@ -63,7 +63,7 @@ void unpack(mesh::Mesh& m, const std::vector<int>& patches, const std::vector<do
 
 }  // namespace
 
-void Simulation::exchange_buffers(int level) {
+void Simulation::exchange_buffers(int level) const {
   const LevelExchange& x = exchanges_[level];
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q]);

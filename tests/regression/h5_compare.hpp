@@ -24,7 +24,7 @@ inline std::vector<char> dataset_bytes(hid_t file, const std::string& name, std:
   const hid_t space = H5Dget_space(d);
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   bytes.resize(std::size_t(n) * H5Tget_size(native));
-  H5Dread(d, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data());
+  if (H5Dread(d, native, H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0) bytes.clear();
   type = std::to_string(H5Tget_class(native)) + ":" + std::to_string(H5Tget_size(native)) + ":" +
          std::to_string(n);
   H5Sclose(space), H5Tclose(native), H5Tclose(t), H5Dclose(d);

@@ -12,6 +12,7 @@
 #include "tessera/core/params.hpp"
 #include "tessera/core/problem.hpp"
 #include "tessera/core/timers.hpp"
+#include "tessera/evolve/diagnostics.hpp"
 #include "tessera/evolve/executor.hpp"
 #include "tessera/evolve/flux_register.hpp"
 #include "tessera/evolve/gravity_pass.hpp"
@@ -129,6 +130,9 @@ class Simulation {
   const std::vector<double>& initial_totals() const { return totals0_; }
   // L1 norm (volume average) of density minus the problem's analytic solution.
   std::optional<double> density_l1_error() const;
+  // GLM-MHD: div B's statistics over the leaf cells of every rank (the log's "divB:" line;
+  // several ranks refresh their buffer patches first, which a face stencil reads).
+  DivergenceStats divergence() const;
   // Self-gravity: the potential energy (1/2) int rho phi dV of the current state (the log's
   // "gravity:" line); nullopt without gravity.
   std::optional<double> potential_energy() const;
@@ -146,7 +150,8 @@ class Simulation {
   // rebuilt with the mesh; the buffer patches a level step reads; every patch gathered on
   // rank 0 before it writes an output; the settings several ranks cannot run yet.
   void repartition();
-  void exchange_buffers(int level);
+  // Const: it refreshes buffer copies of other ranks' patches, not this rank's state.
+  void exchange_buffers(int level) const;
   void gather_on_root();
   void check_ranks_supported() const;
   // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
