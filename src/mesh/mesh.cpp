@@ -113,6 +113,7 @@ Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refi
   resize_pool(patches_.size());
   current_slot_.assign(groups_.size(), 0);
   neighbours_.build(*this);
+  touched_.clear();
 }
 
 void Mesh::refuse_stale(int slot) const {
@@ -152,6 +153,7 @@ void Mesh::place_family(int first_patch, int level, PatchCoord first, int parent
 // Links the family's patches to their same-level neighbours, both ways. Neighbours that
 // do not exist yet link back when they are placed.
 void Mesh::link_family(int first_patch) {
+  touch(first_patch);
   for (int c = 0; c < kFamilySize; ++c) {
     const int p = first_patch + c;
     const PatchCoord pc = patches_[p].coord();
@@ -160,7 +162,7 @@ void Mesh::link_family(int first_patch) {
       const int q =
           find_patch(level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1});
       patches_[p].neighbour[n] = q;
-      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p;
+      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p, touch(q);
     }
   }
 }
@@ -176,7 +178,7 @@ void Mesh::unlink_family(int first_patch) {
     for (int n = 0; n < 27; ++n) {
       const int q = m.neighbour[n];
       if (q != kNoPatch && (q < first_patch || q >= first_patch + kFamilySize))
-        patches_[q].neighbour[opposite(n)] = kNoPatch;
+        patches_[q].neighbour[opposite(n)] = kNoPatch, touch(q);
     }
     lookup_.erase(key(m.level, m.coord()));
   }
@@ -193,6 +195,7 @@ void Mesh::move_family(int from, int to) {
     std::memcpy(slot.data() + std::size_t(to) * patch_reals(),
                 slot.data() + std::size_t(from) * patch_reals(), bytes);
   for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
+  touch(to);
   auto moved = [&](int q) { return q >= from && q < from + kFamilySize ? q - from + to : q; };
   for (int c = 0; c < kFamilySize; ++c) {
     PatchMeta& m = patches_[to + c];
@@ -200,7 +203,7 @@ void Mesh::move_family(int from, int to) {
       const int q = m.neighbour[n];
       if (q == kNoPatch) continue;
       m.neighbour[n] = moved(q);
-      if (moved(q) == q) patches_[q].neighbour[opposite(n)] = to + c;
+      if (moved(q) == q) patches_[q].neighbour[opposite(n)] = to + c, touch(q);
     }
     lookup_[key(m.level, m.coord())] = to + c;
     if (!m.is_leaf())
@@ -297,7 +300,12 @@ MeshChange Mesh::apply_hierarchy(const Hierarchy& refined) {
   if (patches_.size() < pool_patches) resize_pool(patches_.size());
   for (int level = 1; level < num_levels(); ++level) sort_groups(level);
   change.added.resize(groups_.size());
-  neighbours_.build(*this);
+  // Only the rows of families whose links or slots changed (the regrid's cost follows the
+  // changes, not the mesh).
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  neighbours_.update(*this, touched_);
+  touched_.clear();
   return change;
 }
 

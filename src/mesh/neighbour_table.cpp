@@ -10,38 +10,49 @@ void NeighbourTable::build(const Mesh& m) {
   const int families = m.num_patches() / kFamilySize;
   blocks_.assign(std::size_t(families) * kGroupBlocks, kBlockBoundary);
   sides_.assign(families, 0);
+  for (int level = 0; level < m.num_levels(); ++level)
+    for (const int first : m.groups(level)) build_row(m, first);
+}
+
+void NeighbourTable::update(const Mesh& m, const std::vector<int>& families) {
+  const int n = m.num_patches() / kFamilySize;
+  blocks_.resize(std::size_t(n) * kGroupBlocks, kBlockBoundary);
+  sides_.resize(n, 0);
+  for (const int first : families)
+    if (first < m.num_patches() && m.patch(first).level >= 0) build_row(m, first);
+}
+
+void NeighbourTable::build_row(const Mesh& m, int first) {
   const auto& geo = m.geometry();
-  for (int level = 0; level < m.num_levels(); ++level) {
-    const auto cells = m.level_cells(level);
-    for (const int first : m.groups(level)) {
-      const PatchMeta& base = m.patch(first);
-      int* row = blocks_.data() + std::size_t(first / kFamilySize) * kGroupBlocks;
-      int& sides = sides_[first / kFamilySize];
-      for (int d = 0; d < 3; ++d) {
-        if (geo.periodic(d)) continue;
-        if (base.corner[d] == 0) sides |= 1 << (2 * d);
-        if (base.corner[d] + 2 * kPatchSize == cells[d]) sides |= 1 << (2 * d + 1);
-      }
-      for (int bz = -1; bz <= 2; ++bz)
-        for (int by = -1; by <= 2; ++by)
-          for (int bx = -1; bx <= 2; ++bx) {
-            const int b[3] = {bx, by, bz};
-            int child = 0, off[3];
-            for (int d = 0; d < 3; ++d) {
-              const int c = std::clamp(b[d], 0, 1);
-              child |= c << d;
-              off[d] = b[d] - c;
-            }
-            int src = m.patch(first + child).neighbour[neighbour_index(off[0], off[1], off[2])];
-            if (src == kNoPatch) {
-              PatchCoord pc = base.coord();
-              for (int d = 0; d < 3; ++d) pc[d] += b[d];
-              src = m.wrap(level, pc) ? kBlockCoarse : kBlockBoundary;
-            }
-            row[group_block(bx, by, bz)] = src;
-          }
-    }
+  const PatchMeta& base = m.patch(first);
+  const int level = base.level;
+  const auto cells = m.level_cells(level);
+  int* row = blocks_.data() + std::size_t(first / kFamilySize) * kGroupBlocks;
+  int& sides = sides_[first / kFamilySize];
+  sides = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (geo.periodic(d)) continue;
+    if (base.corner[d] == 0) sides |= 1 << (2 * d);
+    if (base.corner[d] + 2 * kPatchSize == cells[d]) sides |= 1 << (2 * d + 1);
   }
+  for (int bz = -1; bz <= 2; ++bz)
+    for (int by = -1; by <= 2; ++by)
+      for (int bx = -1; bx <= 2; ++bx) {
+        const int b[3] = {bx, by, bz};
+        int child = 0, off[3];
+        for (int d = 0; d < 3; ++d) {
+          const int c = std::clamp(b[d], 0, 1);
+          child |= c << d;
+          off[d] = b[d] - c;
+        }
+        int src = m.patch(first + child).neighbour[neighbour_index(off[0], off[1], off[2])];
+        if (src == kNoPatch) {
+          PatchCoord pc = base.coord();
+          for (int d = 0; d < 3; ++d) pc[d] += b[d];
+          src = m.wrap(level, pc) ? kBlockCoarse : kBlockBoundary;
+        }
+        row[group_block(bx, by, bz)] = src;
+      }
 }
 
 }  // namespace tessera::mesh

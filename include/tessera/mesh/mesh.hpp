@@ -180,6 +180,10 @@ class Mesh {
   std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
   std::unordered_map<std::uint64_t, int> lookup_;
   NeighbourTable neighbours_;
+  // Families whose neighbour links or slot changed since the table was last brought up to
+  // date (apply_hierarchy updates only their rows).
+  std::vector<int> touched_;
+  void touch(int patch) { touched_.push_back(patch - patch % kFamilySize); }
   PatchPool pool_[2];  // the two time levels
   std::vector<int> current_slot_;
   int stale_slots_ = 0;  // bit s: time level s is newer on the device

@@ -32,6 +32,9 @@ class NeighbourTable {
  public:
   // Rows for every family of `m`, indexed by the family's first patch / 8.
   void build(const Mesh& m);
+  // After a regrid: the table resized to the pool and the rows of `families` (first
+  // patches whose links or slots changed) rebuilt; every other row stays as it was.
+  void update(const Mesh& m, const std::vector<int>& families);
 
   // The 64 block sources of the group whose first patch is `first_patch`.
   const int* row(int first_patch) const {
@@ -54,6 +57,7 @@ class NeighbourTable {
   bool operator==(const NeighbourTable&) const = default;
 
  private:
+  void build_row(const Mesh& m, int first);
   std::vector<int> blocks_;  // [family][kGroupBlocks]
   std::vector<int> sides_;   // [family]
 };
