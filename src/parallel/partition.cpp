@@ -26,14 +26,6 @@ Partition Partition::along_curve(const mesh::Mesh& m, int ranks) {
   return p;
 }
 
-bool ExchangePlan::empty() const {
-  for (const auto& l : same_level)
-    if (!l.empty()) return false;
-  for (const auto& l : coarse)
-    if (!l.empty()) return false;
-  return true;
-}
-
 namespace {
 
 // Sorts the patches of each peer's list by canonical position and removes repeats.

@@ -46,7 +46,6 @@ class Partition {
 struct ExchangePlan {
   std::vector<std::vector<int>> same_level;  // [peer]: patches of `level`
   std::vector<std::vector<int>> coarse;      // [peer]: patches of `level - 1`
-  bool empty() const;
 };
 ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level);
 
