@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "kernels/group_layout.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 
 namespace tessera::evolve {
 
@@ -32,7 +34,8 @@ int child_pos(int c, int d) {
 
 }  // namespace
 
-void FluxRegisters::build(const mesh::Mesh& m) {
+void FluxRegisters::build(const mesh::Mesh& m, const parallel::Partition& part, int rank) {
+  rank_ = rank;
   flux_vars_ = m.fields().flux_corrected();
   nflux_ = static_cast<int>(flux_vars_.size());
   registers_.assign(m.num_levels(), {});
@@ -45,8 +48,12 @@ void FluxRegisters::build(const mesh::Mesh& m) {
         for (int face = 0; face < 6; ++face) {
           const int q = face_neighbour(m, p, face);
           if (q < 0 || m.patch(q).is_leaf()) continue;
+          const int owner = part.owner(p), fine_owner = part.owner(m.patch(q).first_child);
           index_[level][key(p, face)] = static_cast<int>(registers_[level].size());
-          registers_[level].push_back({p, face, std::vector<Real>(nflux_ * kFacePatchCells, 0)});
+          registers_[level].push_back(
+              {p, face,
+               std::vector<Real>(nflux_ * kFacePatchCells, owner == rank ? Real(0) : -Real(0)),
+               owner, fine_owner});
         }
       }
   patch_runs_.assign(m.num_levels(), {});
@@ -112,6 +119,38 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
   }
 }
 
+void FluxRegisters::exchange(int level, parallel::Comm& comm) {
+  if (level >= static_cast<int>(registers_.size())) return;
+  auto& regs = registers_[level];
+  const std::size_t n = regs.empty() ? 0 : regs.front().data.size();
+  // Both sides list the registers in the same (build) order.
+  std::vector<std::vector<double>> send(comm.size());
+  for (Register& r : regs)
+    if (r.owner != rank_ && r.fine_owner == rank_) {
+      send[r.owner].insert(send[r.owner].end(), r.data.begin(), r.data.end());
+      std::fill(r.data.begin(), r.data.end(), -Real(0));
+    }
+  const auto got = comm.exchange(std::move(send));
+  std::vector<std::size_t> at(comm.size(), 0);
+  for (Register& r : regs) {
+    if (r.owner != rank_ || r.fine_owner == rank_) continue;
+    const std::vector<double>& from = got[r.fine_owner];
+    std::size_t& i = at[r.fine_owner];
+    if (i + n > from.size())
+      throw Error(ErrorKind::kInternal,
+                  strprintf("flux registers of level %d: rank %d sent %zu values, fewer than "
+                            "its registers hold",
+                            level, r.fine_owner, from.size()));
+    for (std::size_t k = 0; k < n; ++k) r.data[k] += Real(from[i + k]);
+    i += n;
+  }
+  for (int q = 0; q < comm.size(); ++q)
+    if (q != rank_ && at[q] != got[q].size())
+      throw Error(ErrorKind::kInternal,
+                  strprintf("flux registers of level %d: rank %d sent %zu values for %zu", level, q,
+                            got[q].size(), at[q]));
+}
+
 void FluxRegisters::reflux(mesh::Mesh& m, int level) {
   if (level >= static_cast<int>(registers_.size())) return;
   const Real inv_dx = Real(1 / m.dx(level));
@@ -122,7 +161,8 @@ void FluxRegisters::reflux(mesh::Mesh& m, int level) {
   const int nruns = static_cast<int>(runs.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 16)
   for (int run = 0; run < nruns; ++run)
-    for (int i = runs[run]; i < runs[run + 1]; ++i) reflux_one(m, regs[i], inv_dx);
+    for (int i = runs[run]; i < runs[run + 1]; ++i)
+      if (regs[i].owner == rank_) reflux_one(m, regs[i], inv_dx);
 }
 
 void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {

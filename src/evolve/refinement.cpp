@@ -1,6 +1,7 @@
 #include "tessera/evolve/refinement.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -342,14 +343,48 @@ double lohner_estimator(const double s[3][3][3], double filter) {
   return lohner_estimator(&s[1][1][1], stride, filter);
 }
 
+namespace {
+
+// Every rank's flagged patch coordinates, per level (their union is what one rank flags;
+// the order does not matter, they are sorted and made unique next).
+void gather_flags(std::vector<std::vector<std::uint64_t>>& refine, parallel::Comm& comm) {
+  std::vector<double> mine;
+  for (const auto& level : refine) {
+    mine.push_back(double(level.size()));
+    for (const std::uint64_t k : level) mine.push_back(std::bit_cast<double>(k));
+  }
+  const auto got = comm.exchange(std::vector<std::vector<double>>(comm.size(), mine));
+  for (auto& level : refine) level.clear();
+  for (int q = 0; q < comm.size(); ++q) {
+    std::size_t i = 0;
+    for (auto& level : refine) {
+      if (i >= got[q].size())
+        throw Error(ErrorKind::kInternal, strprintf("refinement flags: rank %d sent too few", q));
+      const std::size_t n = static_cast<std::size_t>(got[q][i++]);
+      if (i + n > got[q].size())
+        throw Error(ErrorKind::kInternal, strprintf("refinement flags: rank %d sent too few", q));
+      for (std::size_t j = 0; j < n; ++j)
+        level.push_back(std::bit_cast<std::uint64_t>(got[q][i++]));
+    }
+  }
+}
+
+}  // namespace
+
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
-                               const physics::Model& model, const Problem& problem, double time) {
+                               const physics::Model& model, const Problem& problem, double time,
+                               const parallel::Partition* part, parallel::Comm* comm) {
+  const bool ranks = part && comm && comm->size() > 1;
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
   std::vector<std::vector<std::uint64_t>> refine(rp.max_level);
   // Flags of the existing patches, with the buffer spilling into neighbours. A family's
   // primitive variables are converted once for its 8 patches.
   for (int level = 0; level < top; ++level) {
-    const auto& groups = m.groups(level);
+    std::vector<int> own;
+    if (ranks)
+      for (const int g : m.groups(level))
+        if (part->owns(comm->rank(), g)) own.push_back(g);
+    const auto& groups = ranks ? own : m.groups(level);
     std::vector<std::vector<std::uint64_t>> marked(groups.size());
     ParallelErrors errors;  // the problem's refine() and the lists may throw
 #pragma omp parallel for schedule(dynamic)
@@ -382,6 +417,7 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
     for (const auto& list : marked)
       refine[level].insert(refine[level].end(), list.begin(), list.end());
   }
+  if (ranks) gather_flags(refine, *comm);
   // Proper nesting, from the finest level down: a refined patch needs all its
   // neighbours on its own level, so their parents are refined.
   for (int level = rp.max_level - 1; level >= 1; --level) {

@@ -33,7 +33,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   mesh_ = std::move(m);
   install_problem_boundary(*mesh_);
   repartition();
-  registers_.build(*mesh_);  // empty: checkpoints fall between root steps
+  registers_.build(*mesh_, partition_, comm_->rank());  // empty: checkpoints fall between steps
   speeds_ = st.level_max_speed;
   level_steps_.assign(st.level_steps.begin(), st.level_steps.end());
   while (static_cast<int>(level_steps_.size()) > mesh_->num_levels() && level_steps_.back() == 0)
@@ -134,8 +134,8 @@ std::string Simulation::write_checkpoint() {
     device_current_ = false;
     resident_.reset();
     mesh_->canonicalize();
-    registers_.build(*mesh_);
     repartition();
+    registers_.build(*mesh_, partition_, comm_->rank());
   }
   // Several ranks: rank 0 writes what every rank gathered to it, and all of them stop
   // with its error if the write fails.
@@ -199,8 +199,8 @@ void Simulation::remove_stale_temporaries() const {
 
 void Simulation::write_failure_plot() const {
   // Best effort: the original error is what matters, a second one is only logged.
-  // Several ranks: the failing rank holds only its own patches current (and the others are
-  // leaving their collectives), so no failure plot is written.
+  // Several ranks: no failure plot yet (each rank holds only its own patches current; the
+  // plot would gather them on rank 0 after the agreed error).
   if (comm_->size() > 1) return;
   try {
     sync_host();

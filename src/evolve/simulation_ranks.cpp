@@ -4,10 +4,12 @@
 // other ranks); before an output every patch is gathered on rank 0, which writes it.
 // Everything is packed per peer rank in canonical order, one message per peer.
 #include <algorithm>
+#include <limits>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/mesh/prolongation.hpp"
 
 namespace tessera::evolve {
 
@@ -63,8 +65,125 @@ void unpack(mesh::Mesh& m, const std::vector<int>& patches, const std::vector<do
 
 }  // namespace
 
+void Simulation::poison(const std::vector<int>& patches) const {
+  for (const int p : patches)
+    for (int slot = 0; slot < 2; ++slot)
+      std::fill_n(mesh_->data(slot, p), mesh_->patch_reals(),
+                  std::numeric_limits<Real>::quiet_NaN());
+}
+
+void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
+  const int rank = comm_->rank();
+  std::vector<std::vector<int>> send(comm_->size()), receive(comm_->size());
+  for (const PatchMove& mv : moves) {
+    if (mv.from == mv.to) continue;
+    if (mv.from == rank) send[mv.to].push_back(mv.patch);
+    if (mv.to == rank) receive[mv.from].push_back(mv.patch);
+  }
+  std::vector<std::vector<double>> out(comm_->size());
+  for (int q = 0; q < comm_->size(); ++q) out[q] = pack(*mesh_, send[q]);
+  const auto got = comm_->exchange(std::move(out));
+  for (int q = 0; q < comm_->size(); ++q) unpack(*mesh_, receive[q], got[q], q);
+}
+
+void Simulation::restrict_level(int level) {
+  const bool ranks = comm_->size() > 1;
+  const auto& groups = ranks ? exchanges_[level].groups : mesh_->groups(level);
+#pragma omp parallel for schedule(static)
+  for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(*mesh_, groups[g]);
+  if (!ranks) return;
+  // Each family's average goes to the rank of its parent: the restricted fields of the
+  // parent's current state, families in canonical order on both sides.
+  const int rank = comm_->rank();
+  const std::vector<int> fields =
+      fields_.select([](const mesh::FieldInfo& f) { return f.restricted; });
+  auto each = [&](auto&& f) {
+    for (const int g : mesh_->groups(level)) {
+      const int parent = mesh_->patch(g).parent;
+      const int from = partition_.owner(g), to = partition_.owner(parent);
+      if (from != to) f(parent, from, to);
+    }
+  };
+  std::vector<std::vector<double>> send(comm_->size());
+  each([&](int parent, int from, int to) {
+    if (from != rank) return;
+    const Real* u = mesh_->current(parent);
+    for (const int v : fields)
+      send[to].insert(send[to].end(), u + v * mesh::kPatchCells, u + (v + 1) * mesh::kPatchCells);
+  });
+  const auto got = comm_->exchange(std::move(send));
+  std::vector<std::size_t> at(comm_->size(), 0);
+  const std::size_t n = fields.size() * mesh::kPatchCells;
+  each([&](int parent, int from, int to) {
+    if (to != rank) return;
+    if (at[from] + n > got[from].size())
+      throw Error(ErrorKind::kInternal,
+                  strprintf("restriction of level %d: rank %d sent too few values", level, from));
+    Real* u = mesh_->current(parent);
+    const double* src = got[from].data() + at[from];
+    for (std::size_t i = 0; i < fields.size(); ++i)
+      std::copy_n(src + i * mesh::kPatchCells, mesh::kPatchCells,
+                  u + fields[i] * mesh::kPatchCells);
+    at[from] += n;
+  });
+}
+
+Simulation::FamilyOwners Simulation::family_owners() const {
+  FamilyOwners owners;
+  for (int level = 0; level < mesh_->num_levels(); ++level)
+    for (const int g : mesh_->groups(level))
+      owners[{level, mesh_->patch(g).coord()}] = partition_.owner(g);
+  return owners;
+}
+
+void Simulation::migrate_level(int level, const FamilyOwners& before,
+                               const std::vector<int>& added) {
+  if (poison_foreign_) {
+    std::vector<int> foreign;
+    for (const int g : mesh_->groups(level)) {
+      const auto it = before.find({level, mesh_->patch(g).coord()});
+      if (it == before.end() || it->second != comm_->rank())
+        for (int c = 0; c < mesh::kFamilySize; ++c) foreign.push_back(g + c);
+    }
+    poison(foreign);
+  }
+  std::vector<PatchMove> moves;
+  // Families that stay go from their old rank to their new one.
+  for (const int g : mesh_->groups(level)) {
+    const auto it = before.find({level, mesh_->patch(g).coord()});
+    if (it == before.end()) continue;  // new: prolonged by its rank
+    for (int c = 0; c < mesh::kFamilySize; ++c)
+      moves.push_back({g + c, it->second, partition_.owner(g)});
+  }
+  // A new family's rank receives what its prolongation reads: the parent and the parent's
+  // 26 neighbours (prolong_family's box reaches one coarse cell beyond the parent).
+  if (level > 0) {
+    std::vector<std::pair<int, int>> reads;  // (rank, coarse patch)
+    for (const int g : added) {
+      const int parent = mesh_->patch(g).parent;
+      for (int dz = -1; dz <= 1; ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+          for (int dx = -1; dx <= 1; ++dx) {
+            const int q = mesh_->neighbours().neighbour(parent, dx, dy, dz);
+            if (q >= 0) reads.emplace_back(partition_.owner(g), q);
+          }
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (const auto& [to, q] : reads) moves.push_back({q, partition_.owner(q), to});
+  }
+  move_patches(moves);
+}
+
 void Simulation::exchange_buffers(int level) const {
   const LevelExchange& x = exchanges_[level];
+  if (poison_foreign_) {
+    std::vector<int> foreign;
+    for (const int g : mesh_->groups(level))
+      if (!partition_.owns(comm_->rank(), g))
+        for (int c = 0; c < mesh::kFamilySize; ++c) foreign.push_back(g + c);
+    poison(foreign);
+  }
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q]);
   const auto got = comm_->exchange(std::move(send));
@@ -107,12 +226,10 @@ void Simulation::check_ranks_supported() const {
   if (comm_->size() == 1) return;
   auto refuse = [&](const char* what) {
     throw Error(ErrorKind::kInput,
-                strprintf("%d ranks: %s run on one rank only for now (the decomposed level step "
-                          "has no flux registers, restriction, regrid or Poisson solve across "
-                          "ranks yet)",
+                strprintf("%d ranks: %s run on one rank only for now (the Poisson solves and "
+                          "the device-resident level step are not decomposed yet)",
                           comm_->size(), what));
   };
-  if (refinement_.max_level > 0 || mesh_->num_levels() > 1) refuse("adaptive meshes");
   if (gravity_) refuse("self-gravitating runs");
   if (resident_mode_) refuse("device-resident runs");
 }

@@ -266,9 +266,10 @@ void for_each_restricted(const Mesh& mesh, int first_child, F&& f) {
 
 }  // namespace
 
-double max_restriction_mismatch(const Mesh& mesh) {
+double max_restriction_mismatch(const Mesh& mesh, const std::function<bool(int)>& include) {
   std::vector<double> scale(mesh.nvar(), 0), diff(mesh.nvar(), 0);
   for (int p = 0; p < mesh.num_patches(); ++p) {
+    if (include && !include(p)) continue;
     const Real* u = mesh.current(p);
     for (int v = 0; v < mesh.nvar(); ++v)
       for (int c = 0; c < kPatchCells; ++c)

@@ -11,14 +11,18 @@
 
 #include "tessera/core/real.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 
 namespace tessera::evolve {
 
 class FluxRegisters {
  public:
   // Finds every coarse-fine face: a leaf patch next (across a face) to a refined patch
-  // of the same level. Call whenever the hierarchy changes.
-  void build(const mesh::Mesh& mesh);
+  // of the same level. Call whenever the hierarchy or the partition changes. On several
+  // ranks, rank `rank` of `part` holds the registers of its own coarse patches, and an
+  // outbox for each register of another rank's patch beside a fine group of its own.
+  void build(const mesh::Mesh& mesh, const parallel::Partition& part = {}, int rank = 0);
 
   // Close stage of a group of `level`, flux planes [9][nflux][16^2] as the solver returns
   // them (the nflux flux-corrected fields, in pool order), time step dt: the coarse fluxes
@@ -28,8 +32,16 @@ class FluxRegisters {
   // write disjoint registers: thread-safe.
   void close_group(const mesh::Mesh& mesh, int first_patch, const Real* planes, double dt);
 
+  // Several ranks, after each step of level + 1: every outbox of `level`'s registers goes
+  // to the rank that owns its coarse patch, which adds it to the register. A register
+  // receives one fine group's contribution per fine step, so adding each step's as it
+  // comes keeps one rank's order of additions, bit for bit: the outboxes start from -0,
+  // the identity of IEEE addition (+0 would turn a -0 contribution into +0).
+  void exchange(int level, parallel::Comm& comm);
+
   // Adds register / dx to the cells of `level` beside each registered face (minus on
-  // the face's low side, plus on its high side), then clears the registers.
+  // the face's low side, plus on its high side), then clears the registers (this rank's
+  // own: the outboxes were cleared when sent).
   void reflux(mesh::Mesh& mesh, int level);
 
  private:
@@ -37,11 +49,14 @@ class FluxRegisters {
     int patch;               // coarse leaf patch
     int face;                // 2 * dir + side of that patch
     std::vector<Real> data;  // [nflux][8][8], transverse (a slower, b faster)
+    int owner = 0;           // rank of the coarse patch
+    int fine_owner = 0;      // rank of the fine group beside the face
   };
   static long long key(int patch, int face) { return 6LL * patch + face; }
   Register* find(int level, int patch, int face);
   void reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
 
+  int rank_ = 0;
   std::vector<int> flux_vars_;  // pool variable of each flux field
   int nflux_ = 0;
   std::vector<std::vector<Register>> registers_;  // [level]

@@ -10,6 +10,8 @@
 #include "tessera/core/params.hpp"
 #include "tessera/core/problem.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
 
 namespace tessera::evolve {
@@ -58,7 +60,12 @@ bool lohner_exceeds(double num, double den, double threshold);
 // a flagged cell within flag_buffer cells, where leaves flag on the refine thresholds and
 // refined patches on the (lower) derefine thresholds; then the parents of every refined
 // patch's 26 neighbours are refined too (proper nesting), level by level downward.
+// On several ranks (`part` and `comm` given), each rank flags the families it owns, whose
+// one-cell halo its buffer patches must hold, and every rank receives every rank's
+// flags: all of them plan the same hierarchy, the one a single rank would.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
-                               const physics::Model& model, const Problem& problem, double time);
+                               const physics::Model& model, const Problem& problem, double time,
+                               const parallel::Partition* part = nullptr,
+                               parallel::Comm* comm = nullptr);
 
 }  // namespace tessera::evolve

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,7 +70,7 @@ class Simulation {
   // whole mesh structure and steps the groups of its partition, after receiving the buffer
   // patches its groups read; the reductions of the time step and the diagnostics go
   // through comm, and rank 0 writes the outputs and the log. More than one rank runs
-  // meshes without refinement and without self-gravity (run() refuses the others).
+  // runs without self-gravity, adaptive ones included (run() refuses the others).
   explicit Simulation(Params params, parallel::Comm& comm = parallel::serial_comm());
   ~Simulation();
 
@@ -121,6 +122,10 @@ class Simulation {
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
   // debug builds). Throws tessera::Error(kInternal) on a violation.
   void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
+  // Several ranks (tests): before each exchange of a level's buffer patches, and at a
+  // regrid before families move, the copies of other ranks' patches are filled with NaN,
+  // so that data no exchange delivered cannot pass for current in the results.
+  void set_poison_foreign_patches(bool poison) { poison_foreign_ = poison; }
   // The fields of the run (mesh::Mesh holds them in this order).
   const mesh::FieldRegistry& fields() const { return fields_; }
   // Volume integrals of the conserved variables over the domain, one per field in pool
@@ -152,6 +157,24 @@ class Simulation {
   void repartition();
   // Const: it refreshes buffer copies of other ranks' patches, not this rank's state.
   void exchange_buffers(int level) const;
+  // Both time levels of each patch, from one rank to another (this rank's part of a list
+  // every rank derives alike).
+  struct PatchMove {
+    int patch, from, to;
+  };
+  void move_patches(const std::vector<PatchMove>& moves) const;
+  // Both time levels of `patches` set to NaN (set_poison_foreign_patches).
+  void poison(const std::vector<int>& patches) const;
+  // Replaces the data of every parent of `level`'s families by their average (several
+  // ranks: each rank averages its families and sends each parent's to its rank).
+  void restrict_level(int level);
+  // A regrid on several ranks: the rank of each family before it, by (level, position);
+  // then, level by level (coarse to fine, after the coarser level's new families are
+  // set), the families that stay move to their new ranks and each new family's rank
+  // receives the coarse patches its prolongation reads.
+  using FamilyOwners = std::map<std::pair<int, mesh::PatchCoord>, int>;
+  FamilyOwners family_owners() const;
+  void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added);
   void gather_on_root();
   void check_ranks_supported() const;
   // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
@@ -230,6 +253,7 @@ class Simulation {
 #else
   bool verify_mesh_ = true;
 #endif
+  bool poison_foreign_ = false;
   long long floored_ = 0;
   Timers timers_;
   double time_ = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <vector>
 
 #include "tessera/core/real.hpp"
@@ -71,6 +72,9 @@ void restrict_family(Mesh& mesh, int first_child);
 
 // Largest |parent - average of its children| over every refined cell and restricted
 // field, relative to the largest |value| of that field: 0 when restriction is consistent.
-double max_restriction_mismatch(const Mesh& mesh);
+// With `include`, only the patches p for which include(p) holds (scale and check; the
+// patches of one rank, which hold data on several ranks).
+double max_restriction_mismatch(const Mesh& mesh,
+                                const std::function<bool(int)>& include = nullptr);
 
 }  // namespace tessera::mesh

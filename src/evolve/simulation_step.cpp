@@ -1,0 +1,224 @@
+// The time step's parts: regridding (flag, plan, apply, prolong; on several ranks with
+// the families' moves), the level step with its subcycles, restriction and refluxing
+// (Schive et al. 2010 §2.1), the time step from the levels' signal speeds, and the
+// self-gravity solves at synchronisation.
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
+#include "tessera/evolve/memory.hpp"
+#include "tessera/evolve/simulation.hpp"
+#include "tessera/mesh/prolongation.hpp"
+
+namespace tessera::evolve {
+
+bool Simulation::regrid() {
+  sync_host();
+  // Resident runs have no refinement, but regrid() may be called anyway: the pool may move.
+  device_current_ = false;
+  resident_.reset();
+  mesh::Hierarchy h;
+  {
+    ScopedTimer t(timers_, Stage::kFlag);
+    const bool ranks = comm_->size() > 1;
+    // Several ranks flag their own families, whose halos their buffer patches hold.
+    if (ranks)
+      for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+    h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_, ranks ? &partition_ : nullptr,
+                       ranks ? comm_ : nullptr);
+  }
+  ScopedTimer t(timers_, Stage::kRegrid);
+  check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
+                    false);
+  // Only what changes is touched: removed families were restricted onto their parents at
+  // the end of the last step; new ones are prolonged from their parents, coarse to fine.
+  const bool ranks = comm_->size() > 1;
+  const FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
+  const mesh::MeshChange change = mesh_->apply_hierarchy(h);
+  regrid_stats_.families_added += change.added_families;
+  regrid_stats_.families_removed += change.removed_families;
+  regrid_stats_.families_moved += change.moved_families;
+  if (change.empty()) return false;
+  repartition();
+  const int nlev = mesh_->num_levels();
+  // The signal speeds of the families that stayed are those of their last step; a new
+  // family contributes the speed of its prolonged state.
+  speeds_.resize(nlev, 0.0);
+  if (ranks) migrate_level(0, before, {});
+  for (int level = 1; level < nlev; ++level) {
+    std::vector<int> own;  // several ranks: each prolongs its own new families
+    if (ranks) {
+      migrate_level(level, before, change.added[level]);
+      for (const int g : change.added[level])
+        if (partition_.owns(comm_->rank(), g)) own.push_back(g);
+    }
+    const auto& added = ranks ? own : change.added[level];
+    double s = 0;
+    ParallelErrors errors;  // the scratch box allocates
+#pragma omp parallel for schedule(dynamic) reduction(max : s)
+    for (std::size_t i = 0; i < added.size(); ++i)
+      errors.run(static_cast<std::int64_t>(i), [&] {
+        thread_local mesh::CoarseBox scratch;
+        mesh::prolong_family(*mesh_, added[i], scratch);
+        for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(added[i] + c));
+      });
+    errors.rethrow();
+    speeds_[level] = std::max(speeds_[level], comm_->max(s));
+  }
+  registers_.build(*mesh_, partition_, comm_->rank());
+  level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
+  verify_mesh("the mesh after a regrid");
+  ++regrid_count_;
+  return true;
+}
+
+double Simulation::patch_max_speed(int p) const {
+  const int n = mesh::kPatchCells;
+  const Real* u = mesh_->current(p);
+  double s = 0;
+  for (int i = 0; i < n; ++i) s = std::max(s, model_.max_signal_speed(u + i, n));
+  return s;
+}
+
+double Simulation::level_max_speed(int level) const {
+  const auto& groups = mesh_->groups(level);
+  const int rank = comm_->rank();
+  double s = 0;
+#pragma omp parallel for reduction(max : s)
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    if (partition_.owns(rank, groups[g]))
+      for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(groups[g] + c));
+  return comm_->max(s);
+}
+
+double Simulation::root_dt() const {
+  double dt = std::numeric_limits<double>::infinity();
+  for (int level = 0; level < mesh_->num_levels(); ++level) {
+    const double s = speeds_[level];
+    if (!(s > 0) || !std::isfinite(s))
+      throw Error(ErrorKind::kNumerical,
+                  strprintf("step %ld: maximum signal speed on level %d is %g, no stable time "
+                            "step exists",
+                            step_, level, s));
+    const double dt_level = params_.real("hydro.cfl") * mesh_->dx(level) / s;
+    dt = std::min(dt, subcycle_ ? dt_level * double(1 << level) : dt_level);
+  }
+  return dt;
+}
+
+// One step of `level`: its passes in order (schedule_), then two half steps (or one
+// shared step) of the finer level, whose fluxes then correct this level's and whose
+// average replaces the covered cells.
+void Simulation::advance(int level, double time, double dt, double coarse_weight,
+                         double coarse_weight_end) {
+  if (resident_mode_ && level == 0) ensure_device();
+  const bool ranks = comm_->size() > 1;
+  if (ranks) exchange_buffers(level);
+  LevelStep step{*mesh_,
+                 level,
+                 dt,
+                 coarse_weight,
+                 step_ + 1,
+                 registers_,
+                 timers_,
+                 resident_mode_ ? resident_.get() : nullptr,
+                 coarse_weight_end,
+                 level_steps_[level],
+                 time};
+  if (ranks) step.groups = &exchanges_[level].groups;
+  double speed = 0;
+  long long floored = 0;
+  // Several ranks: a pass's error on one rank (an unphysical cell) stops every rank with
+  // the lowest failing rank's error, before anyone enters the step's next collective.
+  std::exception_ptr error;
+  try {
+    for (Pass* pass : schedule_) {
+      const PassStats s = pass->run(step);
+      speed = std::max(speed, s.max_speed);
+      floored += s.floored;
+    }
+  } catch (...) {
+    if (!ranks) throw;
+    error = std::current_exception();
+  }
+  if (ranks) comm_->agree(error);
+  speeds_[level] = comm_->max(speed);
+  floored_ += comm_->sum(floored);
+  // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.
+  if (ranks && level > 0) registers_.exchange(level - 1, *comm_);
+  ++level_steps_[level];
+  cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
+  if (level + 1 >= mesh_->num_levels()) return;
+  const int substeps = subcycle_ ? 2 : 1;
+  for (int s = 0; s < substeps; ++s)
+    advance(level + 1, time + s * (dt / substeps), dt / substeps, double(s) / substeps,
+            double(s + 1) / substeps);
+  ScopedTimer t(timers_, Stage::kReflux);
+  restrict_level(level + 1);
+  registers_.reflux(*mesh_, level);
+}
+
+void Simulation::solve_gravity(bool refined) {
+  if (!gravity_) return;
+  ScopedTimer t(timers_, Stage::kGravity);
+  const int levels = mesh_->num_levels();
+  // A refined level's solve at the levels' common time, its ghost layer from the coarser
+  // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
+  // ghost values from the same-level neighbours where there are some).
+  auto at_sync = [&](int level) {
+    return LevelStep{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
+  };
+  auto solve_level = [&](int level) { gravity_solve_kick_->solve_refined(at_sync(level)); };
+  const int iterations = static_cast<int>(params_.integer("gravity.smoothing_iterations"));
+  auto smooth = [&](int level) {
+    gravity_solve_kick_->solve_refined(at_sync(level), true, iterations);
+  };
+  const int source = gravity_->source_field();
+  if (source < 0 || levels == 1) {
+    if (source >= 0) gravity::clear_correction(*mesh_, source);
+    gravity_->solve(*mesh_);
+    if (refined)
+      for (int level = 1; level < levels; ++level) solve_level(level);
+    return;
+  }
+  // The potential correction (docs/architecture.md, "Self-gravity"): V-cycles of the full
+  // approximation scheme (FAS) over all levels, the root solved exactly (FFT) as the
+  // coarsest grid. First guess: the root solved without correction and the refined levels
+  // as below. Down: each refined level, finest first, is smoothed (Gauss-Seidel per patch
+  // group, same-level neighbours' values as ghosts) and gives the level below its source
+  // (gravity::correction_source: on covered cells the finer solution and its restricted
+  // residual; on faces to the finer level and on isolated domain faces the finer level's
+  // fluxes). The root is solved with it. Up: each refined level takes the change of the
+  // level below (gravity::prolong_correction) and is smoothed. Two cycles bring the levels
+  // to the composite solution within its discretisation error (docs/validation.md). The
+  // sources are cleared and recomputed at every synchronisation (the level steps in between
+  // solve with those of the last one), so that no error can accumulate over the steps.
+  gravity::clear_correction(*mesh_, source);
+  gravity_->solve(*mesh_);
+  // The first guess: each level solved from the coarser one where the mesh is new (the start,
+  // a regrid); at the end of a root step the refined levels' own last solves, at this time.
+  if (refined)
+    for (int level = 1; level < levels; ++level) solve_level(level);
+  const int phi = gravity_->phi_field();
+  const int cycles = static_cast<int>(params_.integer("gravity.correction_cycles"));
+  std::vector<std::vector<Real>> kept(levels);
+  for (int cycle = 0; cycle < cycles; ++cycle) {
+    for (int level = levels - 1; level >= 1; --level) {
+      smooth(level);
+      kept[level - 1] = gravity::keep_potential(*mesh_, level - 1, phi);
+      gravity::correction_source(*mesh_, level - 1, phi, source, gravity_->four_pi_g(),
+                                 gravity_.get());
+    }
+    gravity_->solve(*mesh_);
+    for (int level = 1; level < levels; ++level) {
+      gravity::prolong_correction(*mesh_, level, phi, kept[level - 1]);
+      smooth(level);
+    }
+  }
+}
+
+}  // namespace tessera::evolve
