@@ -192,6 +192,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     gravity_ = std::make_unique<gravity::SelfGravity>(
         params_, model_, mesh_->geometry(), fields_.find(gravity::kPotentialField),
         fields_.find(gravity::kCorrectionField), on_gpu);
+    gravity_->set_ranks(comm_, &partition_);
     if (params_.integer("amr.max_level") > 0) {
       poisson_ = std::make_unique<PoissonPass>(*gravity_);
       poisson_pipeline_ = std::make_unique<Pipeline>(*executor_, batch, poisson_->sor());

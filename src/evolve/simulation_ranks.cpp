@@ -226,11 +226,13 @@ void Simulation::check_ranks_supported() const {
   if (comm_->size() == 1) return;
   auto refuse = [&](const char* what) {
     throw Error(ErrorKind::kInput,
-                strprintf("%d ranks: %s run on one rank only for now (the Poisson solves and "
-                          "the device-resident level step are not decomposed yet)",
+                strprintf("%d ranks: %s run on one rank only for now (the refined levels' "
+                          "Poisson solves and the device-resident level step are not "
+                          "decomposed yet)",
                           comm_->size(), what));
   };
-  if (gravity_) refuse("self-gravitating runs");
+  if (gravity_ && (refinement_.max_level > 0 || mesh_->num_levels() > 1))
+    refuse("self-gravitating adaptive runs");
   if (resident_mode_) refuse("device-resident runs");
 }
 

@@ -117,7 +117,6 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
                          double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
   const bool ranks = comm_->size() > 1;
-  if (ranks) exchange_buffers(level);
   LevelStep step{*mesh_,
                  level,
                  dt,
@@ -132,20 +131,25 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   if (ranks) step.groups = &exchanges_[level].groups;
   double speed = 0;
   long long floored = 0;
-  // Several ranks: a pass's error on one rank (an unphysical cell) stops every rank with
-  // the lowest failing rank's error, before anyone enters the step's next collective.
-  std::exception_ptr error;
-  try {
-    for (Pass* pass : schedule_) {
+  // Several ranks: the buffer patches are received before each pass that reads them,
+  // after the passes before it changed the data (the gravity kick before the hydro step:
+  // the kicked neighbours are what one rank reads); a pass's error on one rank (an
+  // unphysical cell) stops every rank with the lowest failing rank's error, the one a
+  // single rank reports, before anyone enters a later collective (the next pass's
+  // exchange, the gravity solve's gather).
+  for (Pass* pass : schedule_) {
+    if (ranks && pass->reads_neighbours()) exchange_buffers(level);
+    std::exception_ptr error;
+    try {
       const PassStats s = pass->run(step);
       speed = std::max(speed, s.max_speed);
       floored += s.floored;
+    } catch (...) {
+      if (!ranks) throw;
+      error = std::current_exception();
     }
-  } catch (...) {
-    if (!ranks) throw;
-    error = std::current_exception();
+    if (ranks) comm_->agree(error);
   }
-  if (ranks) comm_->agree(error);
   speeds_[level] = comm_->max(speed);
   floored_ += comm_->sum(floored);
   // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.

@@ -111,6 +111,7 @@ void SelfGravity::solve(mesh::Mesh& m) {
               src ? double(u[a]) + double(src[a]) : double(u[a]);
         }
   });
+  gather_root(m, rho_);
   phi_prev_.swap(phi_);
   mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
@@ -123,10 +124,41 @@ void SelfGravity::solve(mesh::Mesh& m) {
   ++solves_;
 }
 
-double SelfGravity::kick(mesh::Mesh& m, double dt) const {
+void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) const {
+  if (!comm_ || comm_->size() == 1) return;
+  const int n0 = n_[0], n1 = n_[1], rank = comm_->rank();
+  // Each rank's root patches in canonical order, their cells in patch order.
+  auto each_cell = [&](int owner, auto&& f) {
+    for (const int g : m.groups(0)) {
+      if (!partition_->owns(owner, g)) continue;
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const auto& o = m.patch(g + c).corner;
+        for (int k = 0; k < kN; ++k)
+          for (int j = 0; j < kN; ++j)
+            for (int i = 0; i < kN; ++i)
+              f(field[(std::size_t(o[2] + k) * n1 + o[1] + j) * n0 + o[0] + i]);
+      }
+    }
+  };
+  std::vector<double> mine;
+  each_cell(rank, [&](double v) { mine.push_back(v); });
+  const auto got = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), mine));
+  for (int q = 0; q < comm_->size(); ++q) {
+    if (q == rank) continue;
+    std::size_t at = 0;
+    each_cell(q, [&](double& v) {
+      if (at >= got[q].size())
+        throw Error(ErrorKind::kInternal,
+                    strprintf("root gather of self-gravity: rank %d sent too few values", q));
+      v = got[q][at++];
+    });
+  }
+}
+
+double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only) const {
   const double inv_2h = 0.5 / h_;
   const bool energy = model_.has_energy();
-  const auto& groups = m.groups(0);
+  const auto& groups = only ? *only : m.groups(0);
   double speed = 0;
 #pragma omp parallel for schedule(static) reduction(max : speed)
   for (std::size_t g = 0; g < groups.size(); ++g)
@@ -515,6 +547,7 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
         for (int i = 0; i < kN; ++i)
           rho[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = u[(k * kN + j) * kN + i];
   });
+  gather_root(m, rho);
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < n2; ++k) {
     double s = 0;

@@ -88,7 +88,7 @@ class GravityPass final : public LevelPass {
     PassStats stats;
     if (s.level == 0) {
       if (solve_first_) gravity_.solve(s.mesh);
-      stats.max_speed = gravity_.kick(s.mesh, 0.5 * s.dt);
+      stats.max_speed = gravity_.kick(s.mesh, 0.5 * s.dt, s.groups);
       return stats;
     }
     if (solve_first_) solve_refined(s);

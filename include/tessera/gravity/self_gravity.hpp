@@ -13,6 +13,8 @@
 #include "tessera/core/params.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
 
 namespace tessera::gravity {
@@ -102,6 +104,16 @@ class SelfGravity {
   SelfGravity(const SelfGravity&) = delete;
   SelfGravity& operator=(const SelfGravity&) = delete;
 
+  // Several ranks (docs/architecture.md, "Ranks"): a rank holds the current data of its own
+  // root patches only, so before a solve, and for the potential energy, every rank
+  // receives the others' root densities and then solves the whole root grid itself (the
+  // same bits on every rank); a kick updates the groups it is given. Both pointers must
+  // outlive this object (null: one rank).
+  void set_ranks(parallel::Comm* comm, const parallel::Partition* partition) {
+    comm_ = comm;
+    partition_ = partition;
+  }
+
   // One line for the log: the solver, the boundary, G (and the subtracted mean density of
   // the periodic solve, once solve() ran).
   std::string describe() const;
@@ -112,7 +124,8 @@ class SelfGravity {
   // A kick of length dt with the acceleration of the last solve on the root level's
   // current state (kernels::gravity_kick); returns the largest speed the time step must
   // respect after it: the gas's signal speed, or sqrt(h |g|) (dt <= cfl sqrt(h / |g|)).
-  double kick(mesh::Mesh& mesh, double dt) const;
+  // `groups`: the root groups to kick (all of them when null).
+  double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr) const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
   double kick_refined(mesh::Mesh& mesh, int level, double dt, double weight) const;
@@ -144,6 +157,9 @@ class SelfGravity {
 
  private:
   double root_acceleration_speed() const;
+  // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
+  // patches with their values, each rank having filled those of its own.
+  void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
   // (i, j, k) of the root grid, ghost layer included (-1 .. n): index into phi_.
   std::size_t ghosted(int i, int j, int k) const {
     return (std::size_t(k + 1) * (n_[1] + 2) + (j + 1)) * (n_[0] + 2) + (i + 1);
@@ -160,6 +176,8 @@ class SelfGravity {
   int solves_ = 0;
   kernels::SorParams sor_;
   std::unique_ptr<RootPoissonSolver> solver_;
+  parallel::Comm* comm_ = nullptr;
+  const parallel::Partition* partition_ = nullptr;
   std::vector<double> rho_;       // root density, [n2][n1][n0]
   std::vector<double> phi_;       // root potential with one ghost layer, [n2+2][n1+2][n0+2]
   std::vector<double> phi_prev_;  // the same, of the solve before
