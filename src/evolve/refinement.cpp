@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <exception>
 #include <numbers>
 
 #include "tessera/core/error.hpp"
@@ -413,7 +414,16 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
               }
         }
       });
-    errors.rethrow();
+    // Several ranks: a rank's error (the problem's refine()) stops every rank before the
+    // gather below.
+    std::exception_ptr error;
+    try {
+      errors.rethrow();
+    } catch (...) {
+      if (!ranks) throw;
+      error = std::current_exception();
+    }
+    if (ranks) comm->agree(error);
     for (const auto& list : marked)
       refine[level].insert(refine[level].end(), list.begin(), list.end());
   }

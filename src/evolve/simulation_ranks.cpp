@@ -1,8 +1,12 @@
 // The ranks of a simulation (docs/architecture.md, "Ranks"): every rank holds the whole
-// mesh structure and steps the groups of its piece of the partition. Before a level step
-// it receives the buffer patches those groups read (the neighbour table's blocks owned by
-// other ranks); before an output every patch is gathered on rank 0, which writes it.
-// Everything is packed per peer rank in canonical order, one message per peer.
+// mesh structure and steps the groups of its piece of the partition. Before a pass that
+// reads neighbours it receives the buffer patches those groups read (the neighbour table's
+// blocks owned by other ranks); after the finer level's steps the averages of its families
+// go to their parents' ranks (the flux registers' contributions to theirs:
+// flux_register.cpp); at a regrid the families that change rank move and a new family's
+// rank receives the coarse patches its prolongation reads; before an output every patch is
+// gathered on rank 0, which writes it. Everything is packed per peer rank in an order both
+// sides derive from the mesh, one message per peer.
 #include <algorithm>
 #include <limits>
 

@@ -1,5 +1,7 @@
 #include "tessera/parallel/virtual_ranks.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <barrier>
@@ -119,8 +121,13 @@ void VirtualRanks::run(const std::function<void(Comm&)>& f) {
   for (int r = 0; r < ranks_; ++r) comms.push_back(std::make_unique<RankComm>(shared, r, ranks_));
   std::vector<std::exception_ptr> errors(ranks_);
   std::vector<std::thread> threads;
+  // The process's OpenMP threads shared among the ranks, as MPI ranks on one node share
+  // its cores: N ranks each with every core's thread would oversubscribe the cores N-fold
+  // (results do not depend on the thread count).
+  const int threads_per_rank = std::max(1, omp_get_max_threads() / ranks_);
   for (int r = 0; r < ranks_; ++r)
     threads.emplace_back([&, r] {
+      omp_set_num_threads(threads_per_rank);
       try {
         f(*comms[r]);
       } catch (...) {
