@@ -43,6 +43,12 @@ void install_stop_handlers() {
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // file writes in progress continue rather than fail
   for (const int sig : {SIGTERM, SIGUSR1, SIGHUP, SIGINT}) ::sigaction(sig, &action, nullptr);
+  // A closed stdout (`tessera run ... | head`) must not kill the run: writes to it fail
+  // with EPIPE instead, and the log stops (core/log.cpp).
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 int pending_stop_signal() {

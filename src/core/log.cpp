@@ -1,6 +1,7 @@
 #include "tessera/core/log.hpp"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <vector>
@@ -11,6 +12,9 @@ namespace {
 std::atomic<bool> g_quiet{false};
 // Per thread: virtual ranks (parallel/virtual_ranks.hpp) are threads of one process.
 thread_local int g_rank = 0;
+// The log's reader went away (a closed pipe: `tessera run ... | head`): the run goes on
+// without its log (SIGPIPE is ignored, app/signals.cpp), saying so once on stderr.
+std::atomic<bool> g_stdout_gone{false};
 
 std::string vformat(const char* fmt, va_list args) {
   va_list copy;
@@ -32,10 +36,14 @@ std::string strprintf(const char* fmt, ...) {
 }
 
 void log_line(const std::string& line) {
-  if (g_quiet || g_rank != 0) return;
+  if (g_quiet || g_rank != 0 || g_stdout_gone) return;
   std::fputs(line.c_str(), stdout);
   std::fputc('\n', stdout);
-  std::fflush(stdout);
+  if (std::fflush(stdout) != 0 && errno == EPIPE && !g_stdout_gone.exchange(true))
+    std::fputs(
+        "tessera: the log's standard output was closed (a pipe's reader ended); the run "
+        "goes on without its log, writing its plot files and checkpoints\n",
+        stderr);
 }
 
 void log_line(const char* fmt, ...) {

@@ -15,6 +15,8 @@
 #   9. Full disk (ENOSPC injected after N bytes): exit 3, never a crash, no temporaries,
 #      earlier checkpoints intact and a restart from them finishes the run bit for bit.
 #  10. Restart requests that cannot be met: t_end before the checkpoint (exit 2); SIGHUP.
+#  11. The log's reader goes away (`tessera run ... | head -n 2`): the run finishes (exit 0,
+#      its last checkpoint written) and says once on stderr that it lost its log.
 # Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR ENOSPC_LIBRARY
 set -uo pipefail
 tessera=$1
@@ -334,6 +336,14 @@ wait $pid
 code=$?
 [ $code -eq 11 ] || fail "SIGHUP: exit code $code, expected 11"
 ls "$work"/hup/blob.chk.*.h5 >/dev/null 2>&1 || fail "SIGHUP: no checkpoint"
+
+# --- 11. the log's reader goes away -------------------------------------------------------------
+"$tessera" run "$src/problems/sod/sod.toml" output.dir="$work/pipe" run.max_steps=20 \
+  output.checkpoint_interval=20 2>"$work/pipe.err" | head -n 2 >/dev/null
+code=${PIPESTATUS[0]}
+[ $code -eq 0 ] || fail "closed stdout: exit code $code, expected 0"
+[ -s "$work/pipe/sod.chk.00000020.h5" ] || fail "closed stdout: the run did not finish"
+grep -q "standard output was closed" "$work/pipe.err" || fail "closed stdout: not reported"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); logs in $work"
