@@ -5,6 +5,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/schema.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/io/output_dir.hpp"
 
 namespace tessera::evolve {
@@ -46,9 +47,14 @@ std::string resolve_checkpoint(const std::string& spec, const Params& requested)
   const std::string dir = requested.string("output.dir");
   const std::string problem = requested.string("problem.name");
   const auto found = io::list_checkpoints(dir, problem);
+  // Newest first; a candidate is taken only once every byte of it checks out (the file
+  // digest, as `tessera verify` checks it), so that a damaged newest checkpoint does not
+  // stop a resubmitted job: it is skipped, with the reason, for the newest intact one.
   for (auto it = found.rbegin(); it != found.rend(); ++it) {
     try {
+      const bool sealed = io::check_file_digest(*it);
       io::CheckpointReader reader(*it);
+      if (!sealed) reader.verify_file_digest();
       (void)reader.state();
       return *it;
     } catch (const Error& e) {

@@ -17,6 +17,8 @@
 #  10. Restart requests that cannot be met: t_end before the checkpoint (exit 2); SIGHUP.
 #  11. The log's reader goes away (`tessera run ... | head -n 2`): the run finishes (exit 0,
 #      its last checkpoint written) and says once on stderr that it lost its log.
+#  12. `--restart latest` when the newest checkpoint's data are damaged: it is skipped (the
+#      log says which and why) and the run continues from the newest intact one.
 # Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR ENOSPC_LIBRARY
 set -uo pipefail
 tessera=$1
@@ -344,6 +346,22 @@ code=${PIPESTATUS[0]}
 [ $code -eq 0 ] || fail "closed stdout: exit code $code, expected 0"
 [ -s "$work/pipe/sod.chk.00000020.h5" ] || fail "closed stdout: the run did not finish"
 grep -q "standard output was closed" "$work/pipe.err" || fail "closed stdout: not reported"
+
+# --- 12. --restart latest past a damaged newest checkpoint ---------------------------------------
+latest=(run "$src/problems/sod/sod.toml" output.dir="$work/latest" output.enabled=false
+  output.checkpoint_interval=10)
+"$tessera" "${latest[@]}" run.max_steps=20 >"$work/latest_a.log" 2>&1 || fail "latest: first run exited $?"
+newest="$work/latest/sod.chk.00000020.h5"
+size=$(stat -c %s "$newest")
+# A run of 64 bytes in the middle of the file (field data) set to 0xFF.
+head -c 64 /dev/zero | tr '\0' '\377' | dd of="$newest" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+"$tessera" "${latest[@]}" run.max_steps=30 --restart latest >"$work/latest_b.log" 2>&1
+code=$?
+[ $code -eq 0 ] || fail "--restart latest past a damaged checkpoint: exit $code, expected 0"
+grep -q "skipping checkpoint.*sod.chk.00000020.h5" "$work/latest_b.log" ||
+  fail "--restart latest: the damaged checkpoint's skip is not logged"
+grep -q "restarted from.*sod.chk.00000010.h5" "$work/latest_b.log" ||
+  fail "--restart latest: did not continue from the intact checkpoint of step 10"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); logs in $work"
