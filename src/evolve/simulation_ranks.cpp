@@ -69,11 +69,13 @@ void unpack(mesh::Mesh& m, const std::vector<int>& patches, const std::vector<do
 
 }  // namespace
 
-void Simulation::poison(const std::vector<int>& patches) const {
-  for (const int p : patches)
-    for (int slot = 0; slot < 2; ++slot)
-      std::fill_n(mesh_->data(slot, p), mesh_->patch_reals(),
-                  std::numeric_limits<Real>::quiet_NaN());
+void Simulation::poison_families(int level, const std::function<bool(int)>& foreign) const {
+  for (const int g : mesh_->groups(level))
+    if (foreign(g))
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        for (int slot = 0; slot < 2; ++slot)
+          std::fill_n(mesh_->data(slot, g + c), mesh_->patch_reals(),
+                      std::numeric_limits<Real>::quiet_NaN());
 }
 
 void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
@@ -142,15 +144,11 @@ Simulation::FamilyOwners Simulation::family_owners() const {
 
 void Simulation::migrate_level(int level, const FamilyOwners& before,
                                const std::vector<int>& added) {
-  if (poison_foreign_) {
-    std::vector<int> foreign;
-    for (const int g : mesh_->groups(level)) {
+  if (poison_foreign_)
+    poison_families(level, [&](int g) {
       const auto it = before.find({level, mesh_->patch(g).coord()});
-      if (it == before.end() || it->second != comm_->rank())
-        for (int c = 0; c < mesh::kFamilySize; ++c) foreign.push_back(g + c);
-    }
-    poison(foreign);
-  }
+      return it == before.end() || it->second != comm_->rank();
+    });
   std::vector<PatchMove> moves;
   // Families that stay go from their old rank to their new one.
   for (const int g : mesh_->groups(level)) {
@@ -181,13 +179,8 @@ void Simulation::migrate_level(int level, const FamilyOwners& before,
 
 void Simulation::exchange_buffers(int level) const {
   const LevelExchange& x = exchanges_[level];
-  if (poison_foreign_) {
-    std::vector<int> foreign;
-    for (const int g : mesh_->groups(level))
-      if (!partition_.owns(comm_->rank(), g))
-        for (int c = 0; c < mesh::kFamilySize; ++c) foreign.push_back(g + c);
-    poison(foreign);
-  }
+  if (poison_foreign_)
+    poison_families(level, [&](int g) { return !partition_.owns(comm_->rank(), g); });
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q]);
   const auto got = comm_->exchange(std::move(send));

@@ -163,8 +163,9 @@ class Simulation {
     int patch, from, to;
   };
   void move_patches(const std::vector<PatchMove>& moves) const;
-  // Both time levels of `patches` set to NaN (set_poison_foreign_patches).
-  void poison(const std::vector<int>& patches) const;
+  // Both time levels of the families of `level` for which foreign(first patch) holds set
+  // to NaN (set_poison_foreign_patches).
+  void poison_families(int level, const std::function<bool(int)>& foreign) const;
   // Replaces the data of every parent of `level`'s families by their average (several
   // ranks: each rank averages its families and sends each parent's to its rank).
   void restrict_level(int level);
