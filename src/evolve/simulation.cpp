@@ -198,10 +198,12 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
       poisson_pipeline_ = std::make_unique<Pipeline>(*executor_, batch, poisson_->sor());
       poisson_->set_pipeline(poisson_pipeline_.get());
     }
-    gravity_kick_ = std::make_unique<GravityPass>(*gravity_, false, poisson_.get(), &sor_stats_);
-    gravity_solve_kick_ =
-        std::make_unique<GravityPass>(*gravity_, true, poisson_.get(), &sor_stats_);
-    schedule_ = {gravity_kick_.get(), hydro_.get(), gravity_solve_kick_.get()};
+    using Role = GravityPass::Role;
+    for (const Role role : {Role::kKickStart, Role::kSolve, Role::kKickEnd})
+      gravity_passes_.push_back(
+          std::make_unique<GravityPass>(*gravity_, role, poisson_.get(), &sor_stats_));
+    schedule_ = {gravity_passes_[0].get(), hydro_.get(), gravity_passes_[1].get(),
+                 gravity_passes_[2].get()};
   }
   refinement_ = RefinementParams::from_params(params_);
   subcycle_ = params_.boolean("amr.subcycle");
@@ -320,14 +322,19 @@ void Simulation::initialize() {
   // The first step's time step respects the gravity speed too (later steps get it from
   // the kicks; a restart from its checkpoint).
   if (gravity_)
-    for (int level = 0; level < mesh_->num_levels(); ++level)
-      speeds_[level] = std::max(speeds_[level], gravity_->acceleration_speed(*mesh_, level));
+    for (int level = 0; level < mesh_->num_levels(); ++level) {
+      const bool ranks = comm_->size() > 1;
+      if (ranks && level > 0) exchange_buffers(level);  // the ghost layers' potential
+      const double speed = gravity_->acceleration_speed(
+          *mesh_, level, ranks ? &exchanges_[level].groups : nullptr);
+      speeds_[level] = std::max(speeds_[level], comm_->max(speed));
+    }
   initialized_ = true;
 }
 
 RunSummary Simulation::run(const RunControl& control) {
+  check_ranks_supported();  // before the initial conditions: nothing to undo
   if (!initialized_) initialize();
-  check_ranks_supported();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
@@ -404,13 +411,15 @@ RunSummary Simulation::run(const RunControl& control) {
         // the root potential is solved again (a restart solves the same), and after a regrid
         // every refined level's, for the new patches (their prolonged potential is a guess).
         solve_gravity(regridded);
-        if (sor_stats_.unconverged > sor_unconverged_logged_) {
+        // Each rank counts its own groups' solves.
+        const long long unconverged = comm_->sum(sor_stats_.unconverged);
+        if (unconverged > sor_unconverged_logged_) {
           log_line(
               "warning: step %ld: %lld patch-group SOR solves stopped at "
               "gravity.sor_max_iterations = %lld before reaching gravity.sor_tolerance",
-              step_, sor_stats_.unconverged - sor_unconverged_logged_,
+              step_, unconverged - sor_unconverged_logged_,
               static_cast<long long>(params_.integer("gravity.sor_max_iterations")));
-          sor_unconverged_logged_ = sor_stats_.unconverged;
+          sor_unconverged_logged_ = unconverged;
         }
       }
       const double w1 = timers_.total();
@@ -492,6 +501,11 @@ RunSummary Simulation::run(const RunControl& control) {
   summary.plot_files = params_.boolean("output.enabled") ? plot_index_ : 0;
 
   const auto totals1 = conserved_totals();
+  // The refined levels' solves of every rank (each counts its own groups).
+  sor_summed_ = sor_stats_;
+  sor_summed_.groups = comm_->sum(sor_stats_.groups);
+  sor_summed_.iterations = comm_->sum(sor_stats_.iterations);
+  sor_summed_.unconverged = comm_->sum(sor_stats_.unconverged);
   log_line(
       "%s: %ld steps, t = %.9g, %.3e cell-updates/s end to end (%lld cell updates in a time "
       "loop of %.3f s, less %.3f s of plot and checkpoint output; %s backend, %d threads)",
@@ -504,17 +518,17 @@ RunSummary Simulation::run(const RunControl& control) {
       pipeline_wall, summary.pipeline_updates_per_second, timers_.seconds(Stage::kFlag),
       timers_.seconds(Stage::kRegrid), timers_.seconds(Stage::kReflux));
   log_prepare_summary();
-  if (poisson_ && sor_stats_.groups > 0)
+  if (poisson_ && sor_summed_.groups > 0)
     log_line(
         "  gravity: %.3f s, of which refined-level SOR %.3f s: %lld solves, %lld patch groups "
         "(%.3e groups/s), %.1f iterations per group, %lld stopped at the iteration limit; "
         "prepare %.3f s, solve %.3f s, close %.3f s",
-        timers_.seconds(Stage::kGravity), sor_stats_.seconds, sor_stats_.solves, sor_stats_.groups,
-        sor_stats_.groups / std::max(sor_stats_.seconds, 1e-12),
-        double(sor_stats_.iterations) / sor_stats_.groups, sor_stats_.unconverged,
-        sor_stats_.timers.seconds(Stage::kPrepare),
-        sor_stats_.timers.seconds(Stage::kSolve) + sor_stats_.timers.seconds(Stage::kIdle),
-        sor_stats_.timers.seconds(Stage::kClose));
+        timers_.seconds(Stage::kGravity), sor_summed_.seconds, sor_summed_.solves, sor_summed_.groups,
+        sor_summed_.groups / std::max(sor_summed_.seconds, 1e-12),
+        double(sor_summed_.iterations) / sor_summed_.groups, sor_summed_.unconverged,
+        sor_summed_.timers.seconds(Stage::kPrepare),
+        sor_summed_.timers.seconds(Stage::kSolve) + sor_summed_.timers.seconds(Stage::kIdle),
+        sor_summed_.timers.seconds(Stage::kClose));
   if (refinement_.max_level > 0)
     log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
              regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,

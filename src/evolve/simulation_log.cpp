@@ -50,9 +50,9 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
     out += strprintf(
         " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
         "sor_seconds=%.3f sor_kernel=%.3f",
-        sor_stats_.solves, sor_stats_.groups, sor_stats_.iterations, sor_stats_.unconverged,
-        sor_stats_.seconds,
-        sor_stats_.timers.seconds(Stage::kSolve) + sor_stats_.timers.seconds(Stage::kIdle));
+        sor_summed_.solves, sor_summed_.groups, sor_summed_.iterations, sor_summed_.unconverged,
+        sor_summed_.seconds,
+        sor_summed_.timers.seconds(Stage::kSolve) + sor_summed_.timers.seconds(Stage::kIdle));
   return out;
 }
 

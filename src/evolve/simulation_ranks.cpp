@@ -26,9 +26,10 @@ void Simulation::repartition() {
     for (const int g : mesh_->groups(level))
       if (partition_.owns(rank, g)) x.groups.push_back(g);
     if (ranks == 1) continue;
-    // What rank q receives from this one is what this one sends to q.
+    // What rank q receives from this one is what this one sends to q. The refined levels'
+    // Poisson solves read the coarser level around every group.
     const std::vector<parallel::ExchangePlan> plans =
-        parallel::plan_level(*mesh_, partition_, level);
+        parallel::plan_level(*mesh_, partition_, level, poisson_ != nullptr);
     x.send.resize(ranks);
     x.receive.resize(ranks);
     for (int q = 0; q < ranks; ++q) {
@@ -221,16 +222,11 @@ void Simulation::run_on_root(const std::function<void()>& f) {
 
 void Simulation::check_ranks_supported() const {
   if (comm_->size() == 1) return;
-  auto refuse = [&](const char* what) {
+  if (resident_mode_)
     throw Error(ErrorKind::kInput,
-                strprintf("%d ranks: %s run on one rank only for now (the refined levels' "
-                          "Poisson solves and the device-resident level step are not "
-                          "decomposed yet)",
-                          comm_->size(), what));
-  };
-  if (gravity_ && (refinement_.max_level > 0 || mesh_->num_levels() > 1))
-    refuse("self-gravitating adaptive runs");
-  if (resident_mode_) refuse("device-resident runs");
+                strprintf("%d ranks: device-resident runs run on one rank only for now (the "
+                          "resident level step is not decomposed yet)",
+                          comm_->size()));
 }
 
 }  // namespace tessera::evolve

@@ -138,7 +138,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   // single rank reports, before anyone enters a later collective (the next pass's
   // exchange, the gravity solve's gather).
   for (Pass* pass : schedule_) {
-    if (ranks && pass->reads_neighbours()) exchange_buffers(level);
+    if (ranks && pass->reads_neighbours(level)) exchange_buffers(level);
     std::exception_ptr error;
     try {
       const PassStats s = pass->run(step);
@@ -170,16 +170,31 @@ void Simulation::solve_gravity(bool refined) {
   if (!gravity_) return;
   ScopedTimer t(timers_, Stage::kGravity);
   const int levels = mesh_->num_levels();
+  // Several ranks: each works on its own groups, after refreshing the buffer patches it
+  // reads (the level's neighbours and the coarser level around every group: the exchange
+  // plan of a self-gravitating adaptive run) from their owners' current state.
+  const bool ranks = comm_->size() > 1;
+  auto own = [&](int level) { return ranks ? &exchanges_[level].groups : nullptr; };
+  auto refresh = [&](int level) {
+    if (ranks) exchange_buffers(level);
+  };
   // A refined level's solve at the levels' common time, its ghost layer from the coarser
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
   auto at_sync = [&](int level) {
-    return LevelStep{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
+    LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
+    s.groups = own(level);
+    return s;
   };
-  auto solve_level = [&](int level) { gravity_solve_kick_->solve_refined(at_sync(level)); };
+  GravityPass& poisson = *gravity_passes_[1];
+  auto solve_level = [&](int level) {
+    refresh(level);
+    poisson.solve_refined(at_sync(level));
+  };
   const int iterations = static_cast<int>(params_.integer("gravity.smoothing_iterations"));
   auto smooth = [&](int level) {
-    gravity_solve_kick_->solve_refined(at_sync(level), true, iterations);
+    refresh(level);
+    poisson.solve_refined(at_sync(level), true, iterations);
   };
   const int source = gravity_->source_field();
   if (source < 0 || levels == 1) {
@@ -194,13 +209,15 @@ void Simulation::solve_gravity(bool refined) {
   // coarsest grid. First guess: the root solved without correction and the refined levels
   // as below. Down: each refined level, finest first, is smoothed (Gauss-Seidel per patch
   // group, same-level neighbours' values as ghosts) and gives the level below its source
-  // (gravity::correction_source: on covered cells the finer solution and its restricted
-  // residual; on faces to the finer level and on isolated domain faces the finer level's
-  // fluxes). The root is solved with it. Up: each refined level takes the change of the
-  // level below (gravity::prolong_correction) and is smoothed. Two cycles bring the levels
-  // to the composite solution within its discretisation error (docs/validation.md). The
-  // sources are cleared and recomputed at every synchronisation (the level steps in between
-  // solve with those of the last one), so that no error can accumulate over the steps.
+  // (gravity::fine_terms, from each of its groups for the parent: the restricted solution
+  // and residual, the fluxes through faces to leaves and isolated domain faces;
+  // gravity::correction_source assembles them; on several ranks the terms go to the ranks
+  // that read them). The root is solved with it. Up: each refined level takes the change
+  // of the level below (gravity::coarse_change, add_coarse_change) and is smoothed. Two
+  // cycles bring the levels to the composite solution within its discretisation error
+  // (docs/validation.md). The sources are cleared and recomputed at every synchronisation
+  // (the level steps in between solve with those of the last one), so that no error can
+  // accumulate over the steps.
   gravity::clear_correction(*mesh_, source);
   gravity_->solve(*mesh_);
   // The first guess: each level solved from the coarser one where the mesh is new (the start,
@@ -208,18 +225,28 @@ void Simulation::solve_gravity(bool refined) {
   if (refined)
     for (int level = 1; level < levels; ++level) solve_level(level);
   const int phi = gravity_->phi_field();
+  const double four_pi_g = gravity_->four_pi_g();
   const int cycles = static_cast<int>(params_.integer("gravity.correction_cycles"));
   std::vector<std::vector<Real>> kept(levels);
+  std::vector<gravity::CorrectionTerms> terms(levels);
   for (int cycle = 0; cycle < cycles; ++cycle) {
     for (int level = levels - 1; level >= 1; --level) {
       smooth(level);
-      kept[level - 1] = gravity::keep_potential(*mesh_, level - 1, phi);
-      gravity::correction_source(*mesh_, level - 1, phi, source, gravity_->four_pi_g(),
-                                 gravity_.get());
+      refresh(level);  // the smoothed neighbours: the residual's ghost values
+      kept[level - 1] = gravity::keep_potential(*mesh_, level - 1, phi, own(level - 1));
+      terms[level - 1] = gravity::fine_terms(*mesh_, level - 1, phi, source, four_pi_g,
+                                             gravity_.get(), own(level));
+      if (ranks) gravity::exchange_terms(*mesh_, level - 1, terms[level - 1], *comm_, partition_);
+      refresh(level - 1);  // the potential around each patch of the level below
+      gravity::correction_source(*mesh_, level - 1, phi, source, four_pi_g, terms[level - 1],
+                                 gravity_.get(), own(level - 1));
     }
     gravity_->solve(*mesh_);
     for (int level = 1; level < levels; ++level) {
-      gravity::prolong_correction(*mesh_, level, phi, kept[level - 1]);
+      gravity::coarse_change(*mesh_, level, phi, kept[level - 1], terms[level - 1],
+                             own(level - 1));
+      refresh(level);  // the change of the coarser level around each parent
+      gravity::add_coarse_change(*mesh_, level, phi, own(level));
       smooth(level);
     }
   }

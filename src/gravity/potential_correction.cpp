@@ -2,10 +2,14 @@
 // Simulation::solve_gravity): the source field, the coarse level's source from the finer
 // level's potential, and the prolongation of the coarse change.
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "coarse_potential.hpp"
 #include "kernels/group_layout.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 
 namespace tessera::gravity {
@@ -27,9 +31,10 @@ mesh::FieldInfo correction_field() {
   return f;
 }
 
-std::vector<Real> keep_potential(const mesh::Mesh& m, int level, int phi_field) {
+std::vector<Real> keep_potential(const mesh::Mesh& m, int level, int phi_field,
+                                 const std::vector<int>* only) {
   const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
-  const auto& groups = m.groups(level);
+  const auto& groups = only ? *only : m.groups(level);
   std::vector<Real> kept(groups.size() * mesh::kFamilySize * mesh::kPatchCells);
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
@@ -39,39 +44,35 @@ std::vector<Real> keep_potential(const mesh::Mesh& m, int level, int phi_field) 
   return kept;
 }
 
-void prolong_correction(mesh::Mesh& m, int level, int phi_field, const std::vector<Real>& kept) {
+void coarse_change(mesh::Mesh& m, int level, int phi_field, const std::vector<Real>& kept,
+                   const CorrectionTerms& terms, const std::vector<int>* only) {
   const int coarse = level - 1;
   const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
   const int cur = m.current_slot(coarse), other = m.next_slot(coarse);
-  constexpr int half = kN / 2;
   // The coarse change, into the coarser level's other slot (gather_box reads it at w = 0).
-  const auto& coarse_groups = m.groups(coarse);
+  const auto& coarse_groups = only ? *only : m.groups(coarse);
+  ParallelErrors errors;  // a missing term throws
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < coarse_groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const int p = coarse_groups[g] + c;
-      const Real* now = m.data(cur, p) + off;
-      const Real* before_all = kept.data() + (g * mesh::kFamilySize + c) * mesh::kPatchCells;
-      Real* change = m.data(other, p) + off;
-      const int first_child = m.patch(p).first_child;
-      for (int k = 0; k < kN; ++k)
-        for (int j = 0; j < kN; ++j)
-          for (int i = 0; i < kN; ++i) {
-            const int a = (k * kN + j) * kN + i;
-            double before = before_all[a];
-            if (first_child != mesh::kNoPatch) {
-              const Real* f =
-                  m.current(first_child + (i / half) + 2 * (j / half) + 4 * (k / half)) + off;
-              const int fi = 2 * (i % half), fj = 2 * (j % half), fk = 2 * (k % half);
-              double sum = 0;
-              for (int q = 0; q < 8; ++q)
-                sum += f[((fk + (q >> 2)) * kN + fj + ((q >> 1) & 1)) * kN + fi + (q & 1)];
-              before = sum / 8;
-            }
-            change[a] = Real(double(now[a]) - before);
-          }
-    }
-  const auto& groups = m.groups(level);
+    errors.run(static_cast<std::int64_t>(g), [&] {
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const int p = coarse_groups[g] + c;
+        const Real* now = m.data(cur, p) + off;
+        const Real* before_all = kept.data() + (g * mesh::kFamilySize + c) * mesh::kPatchCells;
+        Real* change = m.data(other, p) + off;
+        const double* fine = m.patch(p).is_leaf()
+                                 ? nullptr
+                                 : terms.at(p) + CorrectionTerms::kRestricted;
+        for (int a = 0; a < mesh::kPatchCells; ++a)
+          change[a] = Real(double(now[a]) - (fine ? fine[a] : double(before_all[a])));
+      }
+    });
+  errors.rethrow();
+}
+
+void add_coarse_change(mesh::Mesh& m, int level, int phi_field, const std::vector<int>* only) {
+  const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
+  const auto& groups = only ? *only : m.groups(level);
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::size_t g = 0; g < groups.size(); ++g) {
     thread_local mesh::CoarseBox cb;
@@ -102,171 +103,286 @@ void clear_correction(mesh::Mesh& m, int source_field) {
   }
 }
 
-void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field, double four_pi_g,
-                       const SelfGravity* root) {
-  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
-  const std::size_t src_off = std::size_t(source_field) * mesh::kPatchCells;
-  // d = R(phi_fine) - phi on every covered patch (a patch with children is covered whole).
-  std::vector<int> covered;
-  for (const int first : m.groups(level))
-    for (int c = 0; c < mesh::kFamilySize; ++c)
-      if (!m.patch(first + c).is_leaf()) covered.push_back(first + c);
-  std::vector<int> slot_of(m.num_patches(), -1);
-  for (std::size_t i = 0; i < covered.size(); ++i) slot_of[covered[i]] = static_cast<int>(i);
-  std::vector<double> d(covered.size() * mesh::kPatchCells);
-  constexpr int half = kN / 2;
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < covered.size(); ++i) {
-    const int p = covered[i];
-    const Real* phi = m.current(p) + phi_off;
-    double* out = d.data() + i * mesh::kPatchCells;
-    for (int k = 0; k < kN; ++k)
-      for (int j = 0; j < kN; ++j)
-        for (int ii = 0; ii < kN; ++ii) {
-          const int child = m.patch(p).first_child + (ii / half) + 2 * (j / half) + 4 * (k / half);
-          const Real* f = m.current(child) + phi_off;
-          const int fi = 2 * (ii % half), fj = 2 * (j % half), fk = 2 * (k % half);
-          double sum = 0;
-          for (int c = 0; c < 8; ++c)
-            sum += f[((fk + (c >> 2)) * kN + fj + ((c >> 1) & 1)) * kN + fi + (c & 1)];
-          out[(k * kN + j) * kN + ii] = sum / 8 - double(phi[(k * kN + j) * kN + ii]);
-        }
+double* CorrectionTerms::add(int p) {
+  if (slot_[p] < 0) {
+    slot_[p] = static_cast<int>(data_.size() / kReals);
+    data_.resize(data_.size() + kReals, std::numeric_limits<double>::quiet_NaN());
   }
-  // The finer level's residual 4 pi G (rho + source) - laplacian(phi), restricted (the mean
-  // of the eight finer cells), with the ghost values the finer level's solves use (its
-  // same-level neighbours', else the interpolated coarse ones): the full-approximation
-  // scheme's coarse equation carries it, so that a finer level that is only smoothed, not
-  // solved, still has its remaining error corrected from the coarse level.
-  std::vector<double> rr(d.size(), 0.0);
+  return find(p);
+}
+
+const double* CorrectionTerms::at(int p) const {
+  const double* t = find(p);
+  if (!t)
+    throw Error(ErrorKind::kInternal,
+                strprintf("potential correction: no finer-level terms for covered patch %d", p));
+  return t;
+}
+
+namespace {
+
+// Whether covered patch p needs the finer level's gradient through its face along `ax`
+// (low: its low face): beyond it lies the domain's boundary or a leaf.
+bool needs_gradient(const mesh::Mesh& m, int p, int ax, bool low) {
+  int off[3] = {0, 0, 0};
+  off[ax] = low ? -1 : 1;
+  const int nb = m.neighbours().neighbour(p, off[0], off[1], off[2]);
+  return nb < 0 || m.patch(nb).is_leaf();
+}
+
+}  // namespace
+
+CorrectionTerms fine_terms(const mesh::Mesh& m, int level, int phi_field, int source_field,
+                           double four_pi_g, const SelfGravity* root,
+                           const std::vector<int>* only) {
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  const auto& fine_groups = only ? *only : m.groups(level + 1);
+  CorrectionTerms terms(m.num_patches());
+  for (const int g : fine_groups) terms.add(m.patch(g).parent);
+  std::vector<double*> out(fine_groups.size());  // after every add: they move the data
+  for (std::size_t g = 0; g < fine_groups.size(); ++g)
+    out[g] = terms.find(m.patch(fine_groups[g]).parent);
   const double mean = root ? root->mean_density() : 0.0;  // periodic: the Jeans swindle's
   const double hf = m.dx(level + 1);
-  const auto& fine_groups = m.groups(level + 1);
+  constexpr int half = kN / 2;
+  ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 4)
-  for (std::size_t g = 0; g < fine_groups.size(); ++g) {
-    constexpr int n = kernels::kSorBox;
-    thread_local std::vector<Real> rho, box;
-    rho.resize(kernels::box_cells(1));
-    box.resize(kernels::box_cells(1));
-    gather_potential(m, phi_field, fine_groups[g], 1.0, rho.data(), box.data(), false, source_field,
-                     root);
-    double* out =
-        rr.data() + std::size_t(slot_of[m.patch(fine_groups[g]).parent]) * mesh::kPatchCells;
-    for (int k = 0; k < 2 * kN; ++k)
-      for (int j = 0; j < 2 * kN; ++j)
-        for (int i = 0; i < 2 * kN; ++i) {
-          const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
-          const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
-                             box[b - n * n] + box[b + n * n] - 6.0 * box[b];
-          out[((k / 2) * kN + j / 2) * kN + i / 2] +=
-              (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
+  for (std::size_t g = 0; g < fine_groups.size(); ++g)
+    errors.run(static_cast<std::int64_t>(g), [&] {
+      const int first_child = fine_groups[g], p = m.patch(first_child).parent;
+      double* t = out[g];
+      // R(phi_fine): the mean of the eight finer cells of each cell of p.
+      double* restricted = t + CorrectionTerms::kRestricted;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int ii = 0; ii < kN; ++ii) {
+            const int child = first_child + (ii / half) + 2 * (j / half) + 4 * (k / half);
+            const Real* f = m.current(child) + phi_off;
+            const int fi = 2 * (ii % half), fj = 2 * (j % half), fk = 2 * (k % half);
+            double sum = 0;
+            for (int c = 0; c < 8; ++c)
+              sum += f[((fk + (c >> 2)) * kN + fj + ((c >> 1) & 1)) * kN + fi + (c & 1)];
+            restricted[(k * kN + j) * kN + ii] = sum / 8;
+          }
+      // The finer level's residual 4 pi G (rho + source) - laplacian(phi), restricted, with
+      // the ghost values the finer level's solves use (its same-level neighbours', else the
+      // interpolated coarse ones): the full-approximation scheme's coarse equation carries
+      // it, so that a finer level that is only smoothed, not solved, still has its
+      // remaining error corrected from the coarse level.
+      constexpr int n = kernels::kSorBox;
+      thread_local std::vector<Real> rho, box;
+      rho.resize(kernels::box_cells(1));
+      box.resize(kernels::box_cells(1));
+      gather_potential(m, phi_field, first_child, 1.0, rho.data(), box.data(), false, source_field,
+                       root);
+      double* residual = t + CorrectionTerms::kResidual;
+      std::fill_n(residual, mesh::kPatchCells, 0.0);
+      for (int k = 0; k < 2 * kN; ++k)
+        for (int j = 0; j < 2 * kN; ++j)
+          for (int i = 0; i < 2 * kN; ++i) {
+            const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
+            const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
+                               box[b - n * n] + box[b + n * n] - 6.0 * box[b];
+            residual[((k / 2) * kN + j / 2) * kN + i / 2] +=
+                (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
+          }
+      // The finer level's gradient through p's face along `ax` (low: p's low face), seen
+      // from the cell beyond it, at face cell (t1, t2): the mean over the four fine faces of
+      // (inside - ghost) / hf, the ghost values interpolated from the potential around p as
+      // the finer level's solve has them.
+      thread_local mesh::CoarseBox cb;
+      bool gathered = false;
+      const auto& pc = m.patch(p).corner;
+      for (int ax = 0; ax < 3; ++ax)
+        for (const bool low : {true, false}) {
+          if (!needs_gradient(m, p, ax, low)) continue;
+          if (!gathered) detail::gather_parent_potential(m, p, 1.0, phi_field, cb, root);
+          gathered = true;
+          const int side = low ? 1 : -1;  // from the inside cell toward the ghost: -side
+          const int f_in = low ? 2 * pc[ax] : 2 * pc[ax] + 2 * kN - 1;
+          const int a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
+          double* gradient = t + CorrectionTerms::kGradient +
+                             CorrectionTerms::face(ax, low) * CorrectionTerms::kFaceCells;
+          for (int t2 = 0; t2 < kN; ++t2)
+            for (int t1 = 0; t1 < kN; ++t1) {
+              double fine = 0;
+              for (int s2 = 0; s2 < 2; ++s2)
+                for (int s1 = 0; s1 < 2; ++s1) {
+                  std::array<int, 3> f;
+                  f[a1] = 2 * (pc[a1] + t1) + s1;
+                  f[a2] = 2 * (pc[a2] + t2) + s2;
+                  f[ax] = f_in;
+                  int local[3], child = first_child;
+                  for (int a = 0; a < 3; ++a) {
+                    const int l = f[a] - 2 * pc[a];
+                    child += (l / kN) << a;
+                    local[a] = l % kN;
+                  }
+                  const double in =
+                      m.current(child)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
+                  f[ax] = f_in - side;
+                  fine += in - double(detail::interpolate_potential(cb, f));
+                }
+              gradient[t2 * kN + t1] = fine / (4 * hf);
+            }
         }
-  }
+    });
+  errors.rethrow();
+  return terms;
+}
+
+namespace {
+
+// The ranks that read covered patch p's terms (sorted): p's and its face neighbours'.
+std::vector<int> readers(const mesh::Mesh& m, const parallel::Partition& part, int p) {
+  std::vector<int> r{part.owner(p)};
+  for (int ax = 0; ax < 3; ++ax)
+    for (int side = -1; side <= 1; side += 2) {
+      int off[3] = {0, 0, 0};
+      off[ax] = side;
+      const int nb = m.neighbours().neighbour(p, off[0], off[1], off[2]);
+      if (nb >= 0) r.push_back(part.owner(nb));
+    }
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+}  // namespace
+
+void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, parallel::Comm& comm,
+                    const parallel::Partition& part) {
+  const int rank = comm.rank();
+  constexpr std::size_t n = CorrectionTerms::kReals;
+  // Both sides walk the finer level's groups in canonical order.
+  auto each = [&](auto&& f) {
+    for (const int g : m.groups(level + 1)) {
+      const int p = m.patch(g).parent, from = part.owner(g);
+      for (const int to : readers(m, part, p))
+        if (to != from) f(p, from, to);
+    }
+  };
+  std::vector<std::vector<double>> send(comm.size());
+  each([&](int p, int from, int to) {
+    if (from != rank) return;
+    const double* t = terms.at(p);
+    send[to].insert(send[to].end(), t, t + n);
+  });
+  const auto got = comm.exchange(std::move(send));
+  std::vector<std::size_t> at(comm.size(), 0);
+  each([&](int p, int from, int to) {
+    if (to != rank) return;
+    if (at[from] + n > got[from].size())
+      throw Error(ErrorKind::kInternal,
+                  strprintf("potential correction of level %d: rank %d sent too few terms", level,
+                            from));
+    std::copy_n(got[from].data() + at[from], n, terms.add(p));
+    at[from] += n;
+  });
+}
+
+void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field, double four_pi_g,
+                       const CorrectionTerms& terms, const SelfGravity* root,
+                       const std::vector<int>* only) {
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  const std::size_t src_off = std::size_t(source_field) * mesh::kPatchCells;
+  const double mean = root ? root->mean_density() : 0.0;  // periodic: the Jeans swindle's
   const double h = m.dx(level);
-  // The finer level's gradient toward covered patch p through its face along `ax`, seen
-  // from the cell beyond it on side -side (side = +1: p's low face), at face cell (t1, t2)
-  // of p: the mean over the four fine faces of (inside - ghost) / hf, the ghost values
-  // interpolated from cb (the potential around p) as the finer level's solve has them.
-  auto fine_gradient = [&](int p, int ax, int side, int t1, int t2, const mesh::CoarseBox& cb) {
-    const auto& pc = m.patch(p).corner;
-    const int f_in = side > 0 ? 2 * pc[ax] : 2 * pc[ax] + 2 * kN - 1;
-    const int a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
-    double fine = 0;
-    for (int s2 = 0; s2 < 2; ++s2)
-      for (int s1 = 0; s1 < 2; ++s1) {
-        std::array<int, 3> f;
-        f[a1] = 2 * (pc[a1] + t1) + s1;
-        f[a2] = 2 * (pc[a2] + t2) + s2;
-        f[ax] = f_in;
-        int local[3], child = m.patch(p).first_child;
-        for (int a = 0; a < 3; ++a) {
-          const int l = f[a] - 2 * pc[a];
-          child += (l / kN) << a;
-          local[a] = l % kN;
-        }
-        const double in = m.current(child)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
-        f[ax] = f_in - side;
-        fine += in - double(detail::interpolate_potential(cb, f));
-      }
-    return fine / (4 * hf);
+  const mesh::NeighbourTable& table = m.neighbours();
+  const auto& groups = only ? *only : m.groups(level);
+  auto covered = [&](int p) { return !m.patch(p).is_leaf(); };
+  // d = R(phi_fine) - phi on covered patch p's cells.
+  auto d_of = [&](int p, int a) {
+    return terms.at(p)[CorrectionTerms::kRestricted + a] -
+           double(m.current(p)[phi_off + std::size_t(a)]);
+  };
+  auto gradient = [&](int p, int ax, bool low) {
+    return terms.at(p) + CorrectionTerms::kGradient +
+           CorrectionTerms::face(ax, low) * CorrectionTerms::kFaceCells;
   };
   // The source on the covered cells: with psi = R(phi_fine) there and phi elsewhere, the
   // coarse equation laplacian(psi) = 4 pi G (rho + source - mean) - R(residual), i.e.
   // source = (laplacian(phi) + laplacian(d) + R(residual)) / (4 pi G) - rho + mean
   // (laplacian(phi) with the ghost values of its own solve); zero on the leaves before their
   // flux terms.
-  const double scale = 1.0 / (four_pi_g * m.dx(level) * m.dx(level));  // covered cells
-  const auto& groups = m.groups(level);
-  const mesh::NeighbourTable& table = m.neighbours();
+  const double scale = 1.0 / (four_pi_g * h * h);  // covered cells
+  ParallelErrors errors;  // a missing term throws
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const int p = groups[g] + c;
-      Real* src = m.current(p) + src_off;
-      if (slot_of[p] < 0) continue;
-      thread_local mesh::CoarseBox own_phi;
-      detail::gather_parent_potential(m, p, 1.0, phi_field, own_phi, root);
-      const double* rp = rr.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
-      const Real* rho_p = m.current(p);
-      const double* own = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
-      // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is a
-      // leaf, or beyond the domain.
-      auto at = [&](int i, int j, int k) -> double {
-        int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
-        for (int a = 0; a < 3; ++a)
-          if (idx[a] < 0)
-            off[a] = -1, idx[a] += kN;
-          else if (idx[a] >= kN)
-            off[a] = 1, idx[a] -= kN;
-        if (off[0] == 0 && off[1] == 0 && off[2] == 0) return own[(k * kN + j) * kN + i];
-        const int nb = table.neighbour(p, off[0], off[1], off[2]);
-        if (nb < 0)  // beyond the domain: no gradient of d across the boundary
-          return own[(std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
-                     std::clamp(i, 0, kN - 1)];
-        if (slot_of[nb] < 0) return 0.0;
-        return d[std::size_t(slot_of[nb]) * mesh::kPatchCells + (idx[2] * kN + idx[1]) * kN +
-                 idx[0]];
-      };
-      // own_phi's box starts two cells before the patch.
-      auto phi_at = [&](int i, int j, int k) { return double(own_phi.at(0, i + 2, j + 2, k + 2)); };
-      for (int k = 0; k < kN; ++k)
-        for (int j = 0; j < kN; ++j)
-          for (int i = 0; i < kN; ++i) {
-            const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
-                               at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
-                               6 * own[(k * kN + j) * kN + i];
-            const double lap_phi = phi_at(i - 1, j, k) + phi_at(i + 1, j, k) + phi_at(i, j - 1, k) +
-                                   phi_at(i, j + 1, k) + phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
-                                   6 * phi_at(i, j, k);
-            const int a = (k * kN + j) * kN + i;
-            src[a] = Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
-          }
-      // On a domain face the composite flux is the finer level's too (its difference
-      // between the inside cells and the ghost values its solve has there, from the coarse
-      // exterior potential): the face's term phi(ghost) - phi of the covered cell gives way
-      // to h times the fine gradient outward. Without it a level covering the domain's face
-      // and its coarser level would hold different masses (the outward fluxes' sums), and
-      // every cycle would shift the whole potential.
-      for (int ax = 0; ax < 3; ++ax)
-        for (int side = -1; side <= 1; side += 2) {
-          int off[3] = {0, 0, 0};
-          off[ax] = side;
-          if (table.neighbour(p, off[0], off[1], off[2]) >= 0) continue;
-          const int q = side < 0 ? 0 : kN - 1;  // the covered cells on that face
-          for (int t2 = 0; t2 < kN; ++t2)
-            for (int t1 = 0; t1 < kN; ++t1) {
-              int idx[3];
-              idx[ax] = q;
-              idx[(ax + 1) % 3] = t1;
-              idx[(ax + 2) % 3] = t2;
-              int out[3] = {idx[0], idx[1], idx[2]};
-              out[ax] += side;
-              const double coarse = phi_at(out[0], out[1], out[2]) - phi_at(idx[0], idx[1], idx[2]);
-              // fine_gradient's side: +1 for the patch's low face, seen from beyond it.
-              const double fine = -h * fine_gradient(p, ax, -side, t1, t2, own_phi);
-              src[(idx[2] * kN + idx[1]) * kN + idx[0]] += Real((fine - coarse) * scale);
+    errors.run(static_cast<std::int64_t>(g), [&] {
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const int p = groups[g] + c;
+        if (!covered(p)) continue;
+        Real* src = m.current(p) + src_off;
+        thread_local mesh::CoarseBox own_phi;
+        detail::gather_parent_potential(m, p, 1.0, phi_field, own_phi, root);
+        const double* rp = terms.at(p) + CorrectionTerms::kResidual;
+        const Real* rho_p = m.current(p);
+        // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is
+        // a leaf, or beyond the domain.
+        auto at = [&](int i, int j, int k) -> double {
+          int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
+          for (int a = 0; a < 3; ++a)
+            if (idx[a] < 0)
+              off[a] = -1, idx[a] += kN;
+            else if (idx[a] >= kN)
+              off[a] = 1, idx[a] -= kN;
+          if (off[0] == 0 && off[1] == 0 && off[2] == 0) return d_of(p, (k * kN + j) * kN + i);
+          const int nb = table.neighbour(p, off[0], off[1], off[2]);
+          if (nb < 0)  // beyond the domain: no gradient of d across the boundary
+            return d_of(p, (std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
+                               std::clamp(i, 0, kN - 1));
+          if (!covered(nb)) return 0.0;
+          return d_of(nb, (idx[2] * kN + idx[1]) * kN + idx[0]);
+        };
+        // own_phi's box starts two cells before the patch.
+        auto phi_at = [&](int i, int j, int k) {
+          return double(own_phi.at(0, i + 2, j + 2, k + 2));
+        };
+        for (int k = 0; k < kN; ++k)
+          for (int j = 0; j < kN; ++j)
+            for (int i = 0; i < kN; ++i) {
+              const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
+                                 at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
+                                 6 * d_of(p, (k * kN + j) * kN + i);
+              const double lap_phi = phi_at(i - 1, j, k) + phi_at(i + 1, j, k) +
+                                     phi_at(i, j - 1, k) + phi_at(i, j + 1, k) +
+                                     phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
+                                     6 * phi_at(i, j, k);
+              const int a = (k * kN + j) * kN + i;
+              src[a] =
+                  Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
             }
-        }
-    }
+        // On a domain face the composite flux is the finer level's too (its difference
+        // between the inside cells and the ghost values its solve has there, from the
+        // coarse exterior potential): the face's term phi(ghost) - phi of the covered cell
+        // gives way to h times the fine gradient outward. Without it a level covering the
+        // domain's face and its coarser level would hold different masses (the outward
+        // fluxes' sums), and every cycle would shift the whole potential.
+        for (int ax = 0; ax < 3; ++ax)
+          for (int side = -1; side <= 1; side += 2) {
+            int off[3] = {0, 0, 0};
+            off[ax] = side;
+            if (table.neighbour(p, off[0], off[1], off[2]) >= 0) continue;
+            const int q = side < 0 ? 0 : kN - 1;  // the covered cells on that face
+            const double* fine_gradient = gradient(p, ax, side < 0);
+            for (int t2 = 0; t2 < kN; ++t2)
+              for (int t1 = 0; t1 < kN; ++t1) {
+                int idx[3];
+                idx[ax] = q;
+                idx[(ax + 1) % 3] = t1;
+                idx[(ax + 2) % 3] = t2;
+                int out[3] = {idx[0], idx[1], idx[2]};
+                out[ax] += side;
+                const double coarse =
+                    phi_at(out[0], out[1], out[2]) - phi_at(idx[0], idx[1], idx[2]);
+                const double fine = -h * fine_gradient[t2 * kN + t1];
+                src[(idx[2] * kN + idx[1]) * kN + idx[0]] += Real((fine - coarse) * scale);
+              }
+          }
+      }
+    });
+  errors.rethrow();
   // Flux matching on the leaves next to a covered patch: in the composite problem the
   // gradient through a coarse-fine face is the finer level's (its four faces' mean, from
   // the cells inside and the ghost values its solve used), not the coarse difference
@@ -284,33 +400,35 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
   };
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const int u = groups[g] + c;
-      if (slot_of[u] >= 0) continue;
-      Real* src = m.current(u) + src_off;
-      const Real* phi_u = m.current(u) + phi_off;
-      std::fill_n(src, mesh::kPatchCells, Real(0));
-      thread_local mesh::CoarseBox cb;
-      for (int ax = 0; ax < 3; ++ax)
-        for (int side = -1; side <= 1; side += 2) {
-          int off[3] = {0, 0, 0};
-          off[ax] = side;
-          const int p = table.neighbour(u, off[0], off[1], off[2]);
-          if (p < 0 || slot_of[p] < 0) continue;
-          detail::gather_parent_potential(m, p, 1.0, phi_field, cb, root);
-          const double* dp = d.data() + std::size_t(slot_of[p]) * mesh::kPatchCells;
-          const Real* phi_p = m.current(p) + phi_off;
-          // u's cells at q_u along ax face p's at q_p.
-          const int q_u = side > 0 ? kN - 1 : 0, q_p = side > 0 ? 0 : kN - 1;
-          for (int t2 = 0; t2 < kN; ++t2)
-            for (int t1 = 0; t1 < kN; ++t1) {
-              const int cu = face_cell(ax, q_u, t1, t2), cp = face_cell(ax, q_p, t1, t2);
-              const double fine = fine_gradient(p, ax, side, t1, t2, cb);
-              const double coarse = (double(phi_p[cp]) + dp[cp] - double(phi_u[cu])) / h;
-              src[cu] += Real((coarse - fine) / h / four_pi_g);
-            }
-        }
-    }
+    errors.run(static_cast<std::int64_t>(g), [&] {
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const int u = groups[g] + c;
+        if (covered(u)) continue;
+        Real* src = m.current(u) + src_off;
+        const Real* phi_u = m.current(u) + phi_off;
+        std::fill_n(src, mesh::kPatchCells, Real(0));
+        for (int ax = 0; ax < 3; ++ax)
+          for (int side = -1; side <= 1; side += 2) {
+            int off[3] = {0, 0, 0};
+            off[ax] = side;
+            const int p = table.neighbour(u, off[0], off[1], off[2]);
+            if (p < 0 || !covered(p)) continue;
+            // u's cells at q_u along ax face p's at q_p; the face is p's low one when p lies
+            // above u.
+            const int q_u = side > 0 ? kN - 1 : 0, q_p = side > 0 ? 0 : kN - 1;
+            const double* fine_gradient = gradient(p, ax, side > 0);
+            const Real* phi_p = m.current(p) + phi_off;
+            for (int t2 = 0; t2 < kN; ++t2)
+              for (int t1 = 0; t1 < kN; ++t1) {
+                const int cu = face_cell(ax, q_u, t1, t2), cp = face_cell(ax, q_p, t1, t2);
+                const double fine = fine_gradient[t2 * kN + t1];
+                const double coarse = (double(phi_p[cp]) + d_of(p, cp) - double(phi_u[cu])) / h;
+                src[cu] += Real((coarse - fine) / h / four_pi_g);
+              }
+          }
+      }
+    });
+  errors.rethrow();
 }
 
 }  // namespace tessera::gravity

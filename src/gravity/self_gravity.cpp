@@ -439,14 +439,13 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
 
 namespace {
 
-// Calls f(group index, phi box) for every group of `level`, in parallel, each with the
-// group's potential and its ghost layer (gather_potential, same-level neighbours' values
-// where they exist). The gather reads only the potential, which f may not write: f may
-// write the level's other fields while other groups are gathered.
+// Calls f(index into groups, phi box) for every group of `groups`, in parallel, each with
+// the group's potential and its ghost layer (gather_potential, same-level neighbours'
+// values where they exist). The gather reads only the potential, which f may not write: f
+// may write the level's other fields while other groups are gathered.
 template <class F>
-void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_field, int level,
-                          double weight, F&& f) {
-  const auto& groups = m.groups(level);
+void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_field,
+                          const std::vector<int>& groups, double weight, F&& f) {
   ParallelErrors errors;
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::size_t g = 0; g < groups.size(); ++g)
@@ -461,12 +460,13 @@ void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_
 
 }  // namespace
 
-double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight) const {
+double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight,
+                                 const std::vector<int>* only) const {
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const bool energy = model_.has_energy();
-  const auto& groups = m.groups(level);
+  const auto& groups = only ? *only : m.groups(level);
   std::vector<double> speeds(groups.size(), 0.0);  // per group, then the largest
-  for_level_potentials(m, this, phi_field_, level, weight, [&](std::size_t g, const Real* phi) {
+  for_level_potentials(m, this, phi_field_, groups, weight, [&](std::size_t g, const Real* phi) {
     constexpr int n = kernels::kSorBox;
     double speed = 0;
     for (int c = 0; c < mesh::kFamilySize; ++c) {
@@ -493,11 +493,13 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
   return speeds.empty() ? 0.0 : *std::max_element(speeds.begin(), speeds.end());
 }
 
-double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level) const {
+double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level,
+                                       const std::vector<int>* only) const {
   if (level == 0) return root_acceleration_speed();
   const double h = m.dx(level), inv_2h = 0.5 / h;
-  std::vector<double> speeds(m.groups(level).size(), 0.0);
-  for_level_potentials(m, this, phi_field_, level, 1.0, [&](std::size_t g, const Real* box) {
+  const auto& groups = only ? *only : m.groups(level);
+  std::vector<double> speeds(groups.size(), 0.0);
+  for_level_potentials(m, this, phi_field_, groups, 1.0, [&](std::size_t g, const Real* box) {
     constexpr int n = kernels::kSorBox;
     double speed = 0;
     for (int k = 1; k < n - 1; ++k)

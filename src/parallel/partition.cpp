@@ -40,7 +40,8 @@ void canonical_lists(const std::vector<int>& rank_of_canonical,
 
 }  // namespace
 
-ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level) {
+ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level,
+                           bool every_parent) {
   ExchangePlan plan;
   plan.same_level.resize(part.ranks());
   plan.coarse.resize(part.ranks());
@@ -58,7 +59,7 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
       if (row[b] >= 0) want(plan.same_level, row[b]);
       coarse |= row[b] == mesh::kBlockCoarse;
     }
-    if (!coarse) continue;
+    if (level == 0 || !(coarse || every_parent)) continue;
     const int parent = m.patch(g).parent;
     for (int dz = -1; dz <= 1; ++dz)
       for (int dy = -1; dy <= 1; ++dy)
@@ -79,9 +80,11 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
   return plan;
 }
 
-std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level) {
+std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level,
+                                     bool every_parent) {
   std::vector<ExchangePlan> plans;
-  for (int r = 0; r < part.ranks(); ++r) plans.push_back(plan_receives(m, part, r, level));
+  for (int r = 0; r < part.ranks(); ++r)
+    plans.push_back(plan_receives(m, part, r, level, every_parent));
   return plans;
 }
 

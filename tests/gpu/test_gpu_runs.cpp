@@ -22,6 +22,7 @@
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/output_dir.hpp"
+#include "tessera/parallel/virtual_ranks.hpp"
 
 namespace tessera {
 namespace {
@@ -209,6 +210,28 @@ TEST(GpuResident, AutoChoosesResidencyOnlyWithoutRefinement) {
   EXPECT_FALSE(evolve::Simulation(with({"amr.max_level=1"})).device_resident());
   EXPECT_FALSE(evolve::Simulation(with({"gpu.resident=off"})).device_resident());
   EXPECT_THROW(evolve::Simulation(with({"amr.max_level=1", "gpu.resident=on"})), Error);
+}
+
+// The device-resident level step is not decomposed: on two ranks a resident run stops
+// before its first step with an input error that names the rank count.
+TEST(GpuResident, RefusedOnSeveralRanks) {
+  set_log_quiet(true);
+  const Params params = load_run_params(
+      std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml",
+      {"run.backend=cuda", "gpu.resident=on", "mesh.nx=[16,16,16]", "output.enabled=false",
+       "run.max_steps=1"});
+  parallel::VirtualRanks vr(2);
+  try {
+    vr.run([&](parallel::Comm& comm) {
+      evolve::Simulation sim(params, comm);
+      EXPECT_TRUE(sim.device_resident());
+      sim.run();
+    });
+    ADD_FAILURE() << "a device-resident run ran on two ranks";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
+    EXPECT_NE(std::string(e.what()).find("2 ranks"), std::string::npos) << e.what();
+  }
 }
 
 // The double Mach reflection at dx = 1/256 on the GPU: on a uniform 1024 x 256 grid (the

@@ -1,5 +1,5 @@
 // The passes of self-gravity (gravity/self_gravity.hpp): a level step of a self-gravitating
-// run is kick(dt/2) - hydro - solve + kick(dt/2) (Strang splitting; kernels/gravity.hpp).
+// run is kick(dt/2) - hydro - solve - kick(dt/2) (Strang splitting; kernels/gravity.hpp).
 // The root level solves with the FFT (a LevelPass on the whole level); a refined level with
 // red-black SOR per patch group (PoissonPass, a GroupPass through its own pipeline), its
 // ghost layer interpolated from the coarser level's potential at the end of the step.
@@ -73,38 +73,53 @@ struct SorStats {
   Timers timers;  // the Poisson pipeline's stages (prepare, solve, idle, close)
 };
 
+// A level step of a self-gravitating run has three gravity passes: the kick at its start
+// (with the potential at the step's start), the solve after the hydro step, and the kick at
+// its end (with the new potential). The solve and the kick after it are separate passes so
+// that, on several ranks, a refined level's kick (whose ghost layer holds the same-level
+// neighbours' new potential) comes after the exchange that delivers it.
 class GravityPass final : public LevelPass {
  public:
-  // solve_first: solve for the potential of the current density before the kick (the pass
-  // after the hydro step); otherwise kick with the potential of the last solve. `poisson`:
-  // the refined levels' solve (null in runs without refinement).
-  GravityPass(gravity::SelfGravity& gravity, bool solve_first, PoissonPass* poisson, SorStats* sor)
-      : gravity_(gravity), solve_first_(solve_first), poisson_(poisson), sor_(sor) {}
+  enum class Role { kKickStart, kSolve, kKickEnd };
+  // `poisson`: the refined levels' solve (null in runs without refinement).
+  GravityPass(gravity::SelfGravity& gravity, Role role, PoissonPass* poisson, SorStats* sor)
+      : gravity_(gravity), role_(role), poisson_(poisson), sor_(sor) {}
   std::string name() const override {
-    return solve_first_ ? "gravity (solve and kick)" : "gravity (kick)";
+    return role_ == Role::kSolve ? "gravity (solve)" : "gravity (kick)";
   }
+  // A refined level's kick reads its neighbours' potential (and the coarser level's); the
+  // root's reads the root solve's own copy, and a solve reads only the coarser level,
+  // which does not change during the finer level's steps.
+  bool reads_neighbours(int level) const override { return level > 0 && role_ != Role::kSolve; }
   PassStats run(const LevelStep& s) override {
     ScopedTimer t(s.timers, Stage::kGravity);
     PassStats stats;
-    if (s.level == 0) {
-      if (solve_first_) gravity_.solve(s.mesh);
-      stats.max_speed = gravity_.kick(s.mesh, 0.5 * s.dt, s.groups);
+    if (role_ == Role::kSolve) {
+      if (s.level == 0)
+        gravity_.solve(s.mesh);
+      else
+        solve_refined(s);
       return stats;
     }
-    if (solve_first_) solve_refined(s);
-    stats.max_speed = gravity_.kick_refined(s.mesh, s.level, 0.5 * s.dt,
-                                            solve_first_ ? s.coarse_weight_end : s.coarse_weight);
+    const double dt = 0.5 * s.dt;
+    if (s.level == 0)
+      stats.max_speed = gravity_.kick(s.mesh, dt, s.groups);
+    else
+      stats.max_speed = gravity_.kick_refined(
+          s.mesh, s.level, dt, role_ == Role::kKickEnd ? s.coarse_weight_end : s.coarse_weight,
+          s.groups);
     return stats;
   }
   // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end), or with
   // `smoothing` > 0 that many Gauss-Seidel iterations per group (a multigrid smoothing
-  // pass, which is not meant to converge: not counted as unconverged).
+  // pass, which is not meant to converge: not counted as unconverged); s.groups only.
   void solve_refined(const LevelStep& s, bool sibling_ghosts = false, int smoothing = 0) {
     poisson_->set_sibling_ghosts(sibling_ghosts);
     poisson_->set_smoothing(smoothing);
     // Its own timers: the hydro pipeline's stages stay the hydro's.
-    const LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
-                        s.registers, sor_->timers, nullptr, s.coarse_weight_end};
+    LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
+                  s.registers, sor_->timers, nullptr, s.coarse_weight_end};
+    own.groups = s.groups;
     const auto t0 = Timers::Clock::now();
     const PassStats r = poisson_->run(own);
     poisson_->set_sibling_ghosts(false);
@@ -118,7 +133,7 @@ class GravityPass final : public LevelPass {
 
  private:
   gravity::SelfGravity& gravity_;
-  bool solve_first_;
+  Role role_;
   PoissonPass* poisson_;
   SorStats* sor_;
 };

@@ -73,16 +73,17 @@ class Pass {
   virtual ~Pass() = default;
   virtual std::string name() const = 0;
   virtual PassStats run(const LevelStep& step) = 0;
-  // Whether the pass reads other patches' cells (ghost zones): on several ranks the buffer
-  // patches are brought up to date before it when an earlier pass of the step changed them.
-  virtual bool reads_neighbours() const = 0;
+  // Whether the pass reads other patches' cells (ghost zones) in a step of `level`: on
+  // several ranks the buffer patches are brought up to date before it, after the passes
+  // before it changed them.
+  virtual bool reads_neighbours(int level) const = 0;
 };
 
 // A pass over a level's cells without neighbours (the root level's FFT solve reads every
 // rank's density through its own gather).
 class LevelPass : public Pass {
  public:
-  bool reads_neighbours() const override { return false; }
+  bool reads_neighbours(int) const override { return false; }
 };
 
 class Pipeline;
@@ -111,7 +112,7 @@ class GroupPass : public Pass {
   virtual bool exchanges_outputs() const { return false; }
   // Runs the pass through `pipeline` (which must have been built for its solver's shape).
   PassStats run(const LevelStep& step) override;
-  bool reads_neighbours() const override { return true; }
+  bool reads_neighbours(int) const override { return true; }
   void set_pipeline(Pipeline* pipeline) { pipeline_ = pipeline; }
 
  private:

@@ -231,10 +231,12 @@ class Simulation {
   std::unique_ptr<Pipeline> pipeline_;  // the hydro pass's
   std::unique_ptr<HydroPass> hydro_;
   std::unique_ptr<gravity::SelfGravity> gravity_;  // gravity.enabled only
-  std::unique_ptr<GravityPass> gravity_kick_, gravity_solve_kick_;
+  // Kick at the step's start, solve, kick at its end (GravityPass::Role's order).
+  std::vector<std::unique_ptr<GravityPass>> gravity_passes_;
   std::unique_ptr<PoissonPass> poisson_;        // refined levels' SOR (gravity with AMR)
   std::unique_ptr<Pipeline> poisson_pipeline_;  // the SOR pass's
-  SorStats sor_stats_;
+  SorStats sor_stats_;   // this rank's groups
+  SorStats sor_summed_;  // every rank's, at the end of run() (for its log)
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
   std::unique_ptr<DeviceMesh> resident_;  // made on the first step

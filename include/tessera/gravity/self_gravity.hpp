@@ -39,35 +39,95 @@ mesh::FieldInfo potential_field();
 inline constexpr const char* kCorrectionField = "phi_source";
 mesh::FieldInfo correction_field();
 
-// The potential correction's source on `level` (which must have a finer level), from the
-// finer level's potential and the level's own (both as they stand): the coarse equation of
-// the full approximation scheme (FAS) of the composite problem. On every covered cell, with
-// psi = R(phi_fine) there (R: the mean of the eight finer cells) and phi on the level's
-// leaves, laplacian(psi) = 4 pi G (rho + source - mean) - R(fine residual): source =
-// (laplacian(psi) + R(residual)) / (4 pi G) - rho + mean, the fine residual with the ghost
-// values the finer level's solves use. Where a covered cell's face is an isolated domain's
-// face, that face's term of laplacian(psi) is the finer level's gradient through it. On a
-// leaf cell next to a covered one: (coarse difference across the face with the covered
-// side at R(phi_fine) - the finer level's gradient through it, from its cells and the ghost
-// values its solve used) / (4 pi G h) per such face, zero elsewhere. Solving the level with
-// the source added to the density makes its potential the finer one's where it is covered
-// and gives its other cells the finer level's fluxes (the full-approximation form of
-// Schive et al. 2010 §2.3, eqs. 21-25, whose pseudo mass sheets are the leaves' terms).
-// `root`: the root's solver, for the free-space potential outside an isolated domain and
-// the mean density of a periodic one.
+// The finer level's part of the potential correction's source on `level` (what
+// correction_source and prolong_correction read of level + 1), per covered patch P of
+// `level`: R(phi_fine), the mean of the eight finer cells of each of P's cells; R(residual),
+// the mean of the finer level's residual 4 pi G (rho + source - mean) - laplacian(phi_fine)
+// there, with the ghost values the finer level's solves use; and through each face of P
+// beyond which lies a leaf or the domain's boundary, the finer level's gradient (the mean
+// over its four fine faces of (inside - ghost) / h_fine, the ghost values interpolated from
+// the potential around P as the finer level's solves have them). A patch group of level + 1
+// gives its parent's terms: on several ranks the group's rank computes them and sends them
+// to the ranks that read them (exchange_terms).
+class CorrectionTerms {
+ public:
+  static constexpr std::size_t kPatchCells = mesh::kPatchCells;
+  static constexpr std::size_t kFaceCells = mesh::kPatchSize * mesh::kPatchSize;
+  static constexpr std::size_t kReals = 2 * kPatchCells + 6 * kFaceCells;
+  // Offsets within a patch's terms: R(phi_fine), R(residual), then the six faces'
+  // gradients, face 2 * axis for the low face and 2 * axis + 1 for the high one.
+  static constexpr std::size_t kRestricted = 0, kResidual = kPatchCells, kGradient = 2 * kPatchCells;
+  static int face(int axis, bool low) { return 2 * axis + (low ? 0 : 1); }
+
+  explicit CorrectionTerms(int num_patches = 0) : slot_(num_patches, -1) {}
+  // The terms of covered patch p: null when this rank holds none.
+  const double* find(int p) const {
+    return slot_[p] < 0 ? nullptr : data_.data() + std::size_t(slot_[p]) * kReals;
+  }
+  double* find(int p) {
+    return slot_[p] < 0 ? nullptr : data_.data() + std::size_t(slot_[p]) * kReals;
+  }
+  // Room for p's terms (not thread-safe; NaN until written); moves every other patch's.
+  double* add(int p);
+  // What correction_source reads of covered patch p: its terms, or an internal error that
+  // names the patch when no exchange delivered them.
+  const double* at(int p) const;
+
+ private:
+  std::vector<int> slot_;  // patch -> its terms' index, -1 if none
+  std::vector<double> data_;
+};
+
+// The terms of the parents of `fine_groups` (groups of level + 1; all of them when null),
+// from the finer level's potential, density and source, its same-level neighbours' and
+// the potential of `level` around each parent (current slots). `root`: as in
+// correction_source.
+CorrectionTerms fine_terms(const mesh::Mesh& mesh, int level, int phi_field, int source_field,
+                           double four_pi_g, const SelfGravity* root,
+                           const std::vector<int>* fine_groups = nullptr);
+
+// Several ranks: the rank of each group of level + 1 sends its parent's terms to the ranks
+// that read them: the parent's and those of its six face neighbours (correction_source's
+// stencil reaches one patch along each axis). Packed per peer in canonical order.
+void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms,
+                    parallel::Comm& comm, const parallel::Partition& partition);
+
+// The potential correction's source on `level` (which must have a finer level), on the
+// patches of `groups` (all of `level`'s when null), from the finer level's terms and the
+// level's own potential (as they stand): the coarse equation of the full approximation
+// scheme (FAS) of the composite problem. On every covered cell, with psi = R(phi_fine)
+// there and phi on the level's leaves, laplacian(psi) = 4 pi G (rho + source - mean) -
+// R(fine residual): source = (laplacian(psi) + R(residual)) / (4 pi G) - rho + mean.
+// Where a covered cell's face is an isolated domain's face, that face's term of
+// laplacian(psi) is the finer level's gradient through it. On a leaf cell next to a covered
+// one: (coarse difference across the face with the covered side at R(phi_fine) - the finer
+// level's gradient through it) / (4 pi G h) per such face, zero elsewhere. Solving the
+// level with the source added to the density makes its potential the finer one's where it
+// is covered and gives its other cells the finer level's fluxes (the full-approximation
+// form of Schive et al. 2010 §2.3, eqs. 21-25, whose pseudo mass sheets are the leaves'
+// terms). Reads the level's potential around each patch (its 26 neighbours) and the terms
+// of its covered patches and their face neighbours. `root`: the root's solver, for the
+// free-space potential outside an isolated domain and the mean density of a periodic one.
 void correction_source(mesh::Mesh& mesh, int level, int phi_field, int source_field,
-                       double four_pi_g, const SelfGravity* root = nullptr);
+                       double four_pi_g, const CorrectionTerms& terms,
+                       const SelfGravity* root = nullptr,
+                       const std::vector<int>* groups = nullptr);
 // The two halves of a coarse-level correction in the composite solve (the FAS cycle of
 // Simulation::solve_gravity): keep_potential returns a copy of the level's potential (the
-// values it had before its correction; patches in group order); prolong_correction then
-// adds to every cell of `level` the change of the coarser level, interpolated
-// quadratically: on the coarser level's covered cells the change is phi - R(phi_fine)
-// (its new value against the finer level's, so that the finer level takes up the coarse
-// solution's smooth part and keeps its own detail), elsewhere phi - kept. The coarser
-// level's other slot is used as scratch for the change.
-std::vector<Real> keep_potential(const mesh::Mesh& mesh, int level, int phi_field);
-void prolong_correction(mesh::Mesh& mesh, int level, int phi_field,
-                        const std::vector<Real>& kept_coarse);
+// values it had before its correction; the patches of `groups`, all of the level's when
+// null, in that order); then coarse_change writes into the other slot of the coarser level
+// `level` - 1, on the patches of `coarse_groups` (the same list as keep_potential's), its
+// change: on covered cells phi - R(phi_fine) (its new value against the finer level's,
+// from `terms`, so that the finer level takes up the coarse solution's smooth part and keeps
+// its own detail), elsewhere phi - kept; and add_coarse_change adds to every cell of the
+// `groups` of `level` that change interpolated quadratically (the coarser level's other
+// slot around each parent: on several ranks exchanged in between).
+std::vector<Real> keep_potential(const mesh::Mesh& mesh, int level, int phi_field,
+                                 const std::vector<int>* groups = nullptr);
+void coarse_change(mesh::Mesh& mesh, int level, int phi_field, const std::vector<Real>& kept_coarse,
+                   const CorrectionTerms& terms, const std::vector<int>* coarse_groups = nullptr);
+void add_coarse_change(mesh::Mesh& mesh, int level, int phi_field,
+                       const std::vector<int>* groups = nullptr);
 // Sets the correction's source to zero on every level.
 void clear_correction(mesh::Mesh& mesh, int source_field);
 
@@ -128,10 +188,14 @@ class SelfGravity {
   double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr) const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
-  double kick_refined(mesh::Mesh& mesh, int level, double dt, double weight) const;
+  // `groups`: the level's groups to kick (all of them when null).
+  double kick_refined(mesh::Mesh& mesh, int level, double dt, double weight,
+                      const std::vector<int>* groups = nullptr) const;
   // The largest sqrt(h |g|) on `level` (the time step's gravity speed, as the kicks report
-  // it) of the last solves, for the first step's time step.
-  double acceleration_speed(const mesh::Mesh& mesh, int level) const;
+  // it) of the last solves, for the first step's time step; on a refined level over
+  // `groups` (all of them when null).
+  double acceleration_speed(const mesh::Mesh& mesh, int level,
+                            const std::vector<int>* groups = nullptr) const;
   // The SOR settings ([gravity] sor_*) and 4 pi G.
   const kernels::SorParams& sor_params() const { return sor_; }
   double four_pi_g() const { return four_pi_g_; }

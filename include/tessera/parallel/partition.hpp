@@ -43,14 +43,19 @@ class Partition {
 // coarser patches that interpolation reads (the parent and its 26 neighbours: the
 // prepare stage's coarse box reaches at most 4 coarse cells beyond the parent).
 // Patches appear once per peer, in canonical order (the order both sides pack them).
+// `every_parent`: the parent's neighbourhood of every group of a refined level, whether
+// its ghost zones touch the coarser level or not (the refined levels' Poisson solves take
+// their whole ghost layer from the coarser level's potential).
 struct ExchangePlan {
   std::vector<std::vector<int>> same_level;  // [peer]: patches of `level`
   std::vector<std::vector<int>> coarse;      // [peer]: patches of `level - 1`
 };
-ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level);
+ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level,
+                           bool every_parent = false);
 
 // Every rank's plan for `level`, [rank]: what rank r sends to q is plans[q]'s list from r,
 // so that no rank needs to be told what to send.
-std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level);
+std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level,
+                                     bool every_parent = false);
 
 }  // namespace tessera::parallel
