@@ -137,7 +137,7 @@ void check_pass(const mesh::Mesh& m, GroupPass& pass, const GroupSolver& solver,
 }
 
 // Copies the fields `select` accepts from slot `from` to slot `to` of every patch of the
-// level.
+// level that this rank holds.
 template <class Select>
 void copy_fields(mesh::Mesh& m, int level, int from, int to, Select select) {
   const auto& groups = m.groups(level);
@@ -145,7 +145,7 @@ void copy_fields(mesh::Mesh& m, int level, int from, int to, Select select) {
     if (!select(f)) continue;
 #pragma omp parallel for schedule(static)
     for (std::size_t g = 0; g < groups.size(); ++g)
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
+      for (int c = 0; c < mesh::kFamilySize && m.holds(groups[g]); ++c) {
         const Real* src = m.data(from, groups[g] + c) + std::size_t(f) * mesh::kPatchCells;
         std::copy(src, src + mesh::kPatchCells,
                   m.data(to, groups[g] + c) + std::size_t(f) * mesh::kPatchCells);
@@ -153,14 +153,15 @@ void copy_fields(mesh::Mesh& m, int level, int from, int to, Select select) {
   }
 }
 
-// Exchanges the fields `range` between the two slots of every patch of the level.
+// Exchanges the fields `range` between the two slots of every patch of the level that this
+// rank holds.
 void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
   const auto& groups = m.groups(level);
   const std::size_t first = std::size_t(range.first) * mesh::kPatchCells;
   const std::size_t count = std::size_t(range.count) * mesh::kPatchCells;
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
+    for (int c = 0; c < mesh::kFamilySize && m.holds(groups[g]); ++c) {
       Real* a = m.data(0, groups[g] + c) + first;
       std::swap_ranges(a, a + count, m.data(1, groups[g] + c) + first);
     }

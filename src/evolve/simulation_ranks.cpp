@@ -17,7 +17,7 @@
 
 namespace tessera::evolve {
 
-void Simulation::repartition() {
+void Simulation::repartition(bool trim) {
   const int ranks = comm_->size(), rank = comm_->rank();
   partition_ = parallel::Partition::along_curve(*mesh_, ranks);
   exchanges_.assign(mesh_->num_levels(), {});
@@ -40,6 +40,38 @@ void Simulation::repartition() {
                           plans[rank].coarse[q].end());
     }
   }
+  if (ranks == 1) return;
+  // The store: room for every family this rank now needs (what it held before stays until
+  // trim_store: a regrid's moves still read it).
+  mesh_->make_sparse();
+  const std::vector<char> want = wanted_families();
+  for (std::size_t f = 0; f < want.size(); ++f)
+    if (want[f]) mesh_->hold(static_cast<int>(f) * mesh::kFamilySize);
+  if (trim) trim_store();
+}
+
+std::vector<char> Simulation::wanted_families() const {
+  std::vector<char> want(mesh_->num_patches() / mesh::kFamilySize, 0);
+  auto mark = [&](int p) { want[p / mesh::kFamilySize] = 1; };
+  for (int level = 0; level < static_cast<int>(exchanges_.size()); ++level) {
+    const LevelExchange& x = exchanges_[level];
+    for (const int g : x.groups) {
+      mark(g);
+      if (level > 0) mark(mesh_->patch(g).parent);  // the restriction's target
+    }
+    for (const auto& list : x.receive)
+      for (const int p : list) mark(p);
+  }
+  return want;
+}
+
+void Simulation::trim_store() {
+  if (comm_->size() == 1) return;
+  mesh_->make_sparse();
+  const std::vector<char> want = wanted_families();
+  for (std::size_t f = 0; f < want.size(); ++f)
+    if (!want[f]) mesh_->release(static_cast<int>(f) * mesh::kFamilySize);
+  mesh_->compact();
 }
 
 namespace {
@@ -72,7 +104,7 @@ void unpack(mesh::Mesh& m, const std::vector<int>& patches, const std::vector<do
 
 void Simulation::poison_families(int level, const std::function<bool(int)>& foreign) const {
   for (const int g : mesh_->groups(level))
-    if (foreign(g))
+    if (foreign(g) && mesh_->holds(g))
       for (int c = 0; c < mesh::kFamilySize; ++c)
         for (int slot = 0; slot < 2; ++slot)
           std::fill_n(mesh_->data(slot, g + c), mesh_->patch_reals(),
@@ -87,6 +119,9 @@ void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
     if (mv.from == rank) send[mv.to].push_back(mv.patch);
     if (mv.to == rank) receive[mv.from].push_back(mv.patch);
   }
+  // Room for what arrives (hold() may move the pool: before any pointer into it is taken).
+  for (const auto& list : receive)
+    for (const int p : list) mesh_->hold(p - p % mesh::kFamilySize);
   std::vector<std::vector<double>> out(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) out[q] = pack(*mesh_, send[q]);
   const auto got = comm_->exchange(std::move(out));
@@ -198,6 +233,11 @@ void Simulation::gather_on_root() {
   if (comm_->rank() != 0) send[0] = pack(*mesh_, mine);
   const auto got = comm_->exchange(std::move(send));
   if (comm_->rank() != 0) return;
+  // Rank 0 holds every family until the output is written (trim_store after it), each at
+  // the position of its first patch, as one rank does (the checkpoint writes slabs of it).
+  for (int level = 0; level < mesh_->num_levels(); ++level)
+    for (const int g : mesh_->groups(level)) mesh_->hold(g);
+  mesh_->make_dense();
   for (int q = 1; q < comm_->size(); ++q) {
     std::vector<int> theirs;
     for (int level = 0; level < mesh_->num_levels(); ++level)
@@ -214,6 +254,7 @@ void Simulation::run_on_root(const std::function<void()>& f) {
   std::exception_ptr error;
   if (comm_->rank() == 0) try {
       f();
+      trim_store();
     } catch (...) {
       error = std::current_exception();
     }

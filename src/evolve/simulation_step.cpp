@@ -43,7 +43,7 @@ bool Simulation::regrid() {
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
   if (change.empty()) return false;
-  repartition();
+  repartition(false);
   const int nlev = mesh_->num_levels();
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.
@@ -69,6 +69,7 @@ bool Simulation::regrid() {
     errors.rethrow();
     speeds_[level] = std::max(speeds_[level], comm_->max(s));
   }
+  trim_store();  // several ranks: what the moves read and nothing needs now goes
   registers_.build(*mesh_, partition_, comm_->rank());
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
   verify_mesh("the mesh after a regrid");

@@ -96,7 +96,7 @@ void clear_correction(mesh::Mesh& m, int source_field) {
     const auto& groups = m.groups(level);
 #pragma omp parallel for schedule(static)
     for (std::size_t g = 0; g < groups.size(); ++g)
-      for (int c = 0; c < mesh::kFamilySize; ++c)
+      for (int c = 0; c < mesh::kFamilySize && m.holds(groups[g]); ++c)
         for (int slot = 0; slot < 2; ++slot)
           std::fill_n(m.data(slot, groups[g] + c) + std::size_t(source_field) * mesh::kPatchCells,
                       mesh::kPatchCells, Real(0));

@@ -84,13 +84,14 @@ std::string SelfGravity::describe() const {
 
 namespace {
 
-// Calls f(patch, corner) for every root patch, in parallel.
+// Calls f(patch, corner) for every root patch this rank holds, in parallel.
 template <class F>
 void for_root_patches(const mesh::Mesh& m, F&& f) {
   const auto& groups = m.groups(0);
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
-    for (int c = 0; c < mesh::kFamilySize; ++c) f(groups[g] + c, m.patch(groups[g] + c).corner);
+    if (m.holds(groups[g]))
+      for (int c = 0; c < mesh::kFamilySize; ++c) f(groups[g] + c, m.patch(groups[g] + c).corner);
 }
 
 constexpr int kN = mesh::kPatchSize;

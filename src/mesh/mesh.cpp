@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -123,11 +124,83 @@ void Mesh::refuse_stale(int slot) const {
                         slot));
 }
 
+void Mesh::refuse_absent(int p) const {
+  throw Error(ErrorKind::kInternal,
+              strprintf("the data of patch %d (level %d) were read or written on a rank that "
+                        "does not hold them",
+                        p, patches_[p].level));
+}
+
+void Mesh::make_sparse() {
+  sparse_ = true;
+}
+
+void Mesh::make_dense() {
+  if (!sparse_) return;
+  const std::size_t n = kFamilySize * patch_reals();
+  for (auto& slot : pool_) {
+    PatchPool dense(slot.space());
+    dense.resize(family_slot_.size() * n);
+    for (std::size_t f = 0; f < family_slot_.size(); ++f) {
+      if (family_slot_[f] < 0) refuse_absent(static_cast<int>(f) * kFamilySize);
+      std::copy_n(slot.data() + std::size_t(family_slot_[f]) * n, n, dense.data() + f * n);
+    }
+    slot = std::move(dense);
+  }
+  for (std::size_t f = 0; f < family_slot_.size(); ++f) family_slot_[f] = static_cast<int>(f);
+  free_families_.clear();
+  sparse_ = false;
+}
+
+void Mesh::hold(int first_patch) {
+  int& f = family_slot_[first_patch / kFamilySize];
+  if (f >= 0) return;
+  if (!free_families_.empty()) {
+    f = free_families_.back();
+    free_families_.pop_back();
+  } else {
+    f = static_cast<int>(pool_[0].size() / (kFamilySize * patch_reals()));
+    for (auto& slot : pool_) slot.resize(slot.size() + kFamilySize * patch_reals());
+  }
+  const std::size_t n = kFamilySize * patch_reals();
+  for (auto& slot : pool_)
+    std::fill_n(slot.data() + std::size_t(f) * n, n, std::numeric_limits<Real>::quiet_NaN());
+}
+
+void Mesh::release(int first_patch) {
+  int& f = family_slot_[first_patch / kFamilySize];
+  if (f < 0) return;
+  free_families_.push_back(f);
+  f = -1;
+}
+
+void Mesh::compact() {
+  const std::size_t n = kFamilySize * patch_reals();
+  for (auto& slot : pool_) {
+    PatchPool packed(slot.space());
+    packed.resize(std::size_t(held_families()) * n);
+    int next = 0;
+    for (const int f : family_slot_)
+      if (f >= 0) std::copy_n(slot.data() + std::size_t(f) * n, n, packed.data() + (next++) * n);
+    slot = std::move(packed);
+  }
+  int next = 0;
+  for (int& f : family_slot_)
+    if (f >= 0) f = next++;
+  free_families_.clear();
+}
+
+int Mesh::held_families() const {
+  return static_cast<int>(std::count_if(family_slot_.begin(), family_slot_.end(),
+                                        [](int f) { return f >= 0; }));
+}
+
 void Mesh::swap_slots(int level) {
   const int from = current_slot_[level], to = 1 - from;
   if (!one_level_fields_.empty())
     for (const int g : groups_[level])
-      for (int p = g; p < g + kFamilySize; ++p)
+      if (holds(g))
+        for (int p = g; p < g + kFamilySize; ++p)
         for (const int v : one_level_fields_)
           std::copy_n(data(from, p) + std::size_t(v) * kPatchCells, kPatchCells,
                       data(to, p) + std::size_t(v) * kPatchCells);
@@ -190,10 +263,15 @@ void Mesh::unlink_family(int first_patch) {
 // Moves the family at slot `from` into the free slot `to`: metadata, both time levels,
 // and every link that points to it.
 void Mesh::move_family(int from, int to) {
-  const std::size_t bytes = kFamilySize * patch_reals() * sizeof(Real);
-  for (auto& slot : pool_)
-    std::memcpy(slot.data() + std::size_t(to) * patch_reals(),
-                slot.data() + std::size_t(from) * patch_reals(), bytes);
+  if (sparse_) {  // the store keeps the data where they are
+    family_slot_[to / kFamilySize] = family_slot_[from / kFamilySize];
+    family_slot_[from / kFamilySize] = -1;
+  } else {
+    const std::size_t bytes = kFamilySize * patch_reals() * sizeof(Real);
+    for (auto& slot : pool_)
+      std::memcpy(slot.data() + std::size_t(to) * patch_reals(),
+                  slot.data() + std::size_t(from) * patch_reals(), bytes);
+  }
   for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
   touch(to);
   auto moved = [&](int q) { return q >= from && q < from + kFamilySize ? q - from + to : q; };
@@ -217,7 +295,14 @@ void Mesh::move_family(int from, int to) {
 }
 
 void Mesh::resize_pool(std::size_t patches) {
+  const std::size_t families = patches / kFamilySize;
+  if (sparse_) {  // new families are not held; removed ones were released
+    family_slot_.resize(families, -1);
+    return;
+  }
   for (auto& slot : pool_) slot.resize(patches * patch_reals());
+  family_slot_.resize(families);
+  for (std::size_t f = 0; f < families; ++f) family_slot_[f] = static_cast<int>(f);
 }
 
 void Mesh::sort_groups(int level) {
@@ -250,6 +335,7 @@ MeshChange Mesh::apply_hierarchy(const Hierarchy& refined) {
         groups[kept++] = g;
         continue;
       }
+      if (sparse_) release(g);
       unlink_family(g);
       free_slots.push_back(g);
       ++change.removed_families;
@@ -363,6 +449,14 @@ void Mesh::canonicalize() {
   patches_ = std::move(metas);
   for (auto& groups : groups_)
     for (auto& g : groups) g = where[g];
+  if (sparse_) {  // the store keeps the data where they are: the families' positions move
+    std::vector<int> moved(family_slot_.size(), -1);
+    for (std::size_t i = 0; i < order.size(); i += kFamilySize)
+      moved[i / kFamilySize] = family_slot_[order[i] / kFamilySize];
+    family_slot_ = std::move(moved);
+    neighbours_.build(*this);
+    return;
+  }
   // Data: follow each cycle of the permutation with one patch in hand.
   const std::size_t n = patch_reals();
   std::vector<Real> held(n);

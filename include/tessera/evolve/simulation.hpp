@@ -123,8 +123,8 @@ class Simulation {
   // debug builds). Throws tessera::Error(kInternal) on a violation.
   void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
   // Several ranks (tests): before each exchange of a level's buffer patches, and at a
-  // regrid before families move, the copies of other ranks' patches are filled with NaN,
-  // so that data no exchange delivered cannot pass for current in the results.
+  // regrid before families move, the copies of other ranks' patches that this rank holds
+  // are filled with NaN, so that data no exchange delivered cannot pass for current.
   void set_poison_foreign_patches(bool poison) { poison_foreign_ = poison; }
   // The fields of the run (mesh::Mesh holds them in this order).
   const mesh::FieldRegistry& fields() const { return fields_; }
@@ -154,7 +154,14 @@ class Simulation {
   // Ranks (simulation_ranks.cpp): the partition, this rank's groups and its exchange lists,
   // rebuilt with the mesh; the buffer patches a level step reads; every patch gathered on
   // rank 0 before it writes an output; the settings several ranks cannot run yet.
-  void repartition();
+  // trim: the store keeps only what wanted_families() names (a regrid trims after its
+  // moves, which read what a rank held before).
+  void repartition(bool trim = true);
+  // The families this rank's store holds between regrids and outputs: its own, the buffer
+  // copies its exchange plans receive, and its families' parents (the restriction's
+  // targets); [family].
+  std::vector<char> wanted_families() const;
+  void trim_store();
   // Const: it refreshes buffer copies of other ranks' patches, not this rank's state.
   void exchange_buffers(int level) const;
   // Both time levels of each patch, from one rank to another (this rank's part of a list

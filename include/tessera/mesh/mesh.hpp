@@ -123,12 +123,33 @@ class Mesh {
   // for every patch of the level, into the next slot, so the state carries across.
   Real* data(int slot, int p) {
     check_host(slot);
-    return pool_[slot].data() + std::size_t(p) * patch_reals();
+    return pool_[slot].data() + offset(p);
   }
   const Real* data(int slot, int p) const {
     check_host(slot);
-    return pool_[slot].data() + std::size_t(p) * patch_reals();
+    return pool_[slot].data() + offset(p);
   }
+
+  // The patch store (docs/architecture.md, "Ranks"). A mesh holds the data of every family
+  // at the pool position of its first patch (pool order = patch order) until make_sparse()
+  // turns the pool into a store of the families this process holds, each anywhere in it:
+  // on several ranks, a rank's own families and the buffer copies of the others' it reads.
+  // hold() gives a family room (its data NaN until written: nothing current passes for
+  // received), release() drops one, compact() returns the room of dropped ones (the pool
+  // is rebuilt holding exactly the held families). data() of a family not held throws
+  // Error(kInternal) naming the patch. Structure changes (apply_hierarchy, canonicalize)
+  // keep every held family's data; a sparse mesh's new families are not held.
+  void make_sparse();
+  // Back to every family at the position of its first patch (each must be held): what the
+  // checkpoint writer, which writes each level as one slab of the pool, needs.
+  void make_dense();
+  bool sparse() const { return sparse_; }
+  bool holds(int p) const { return family_slot_[p / kFamilySize] >= 0; }
+  void hold(int first_patch);
+  void release(int first_patch);
+  void compact();
+  // Families whose data this process holds.
+  int held_families() const;
   // Device residency (evolve/resident.hpp): a time level whose newest data are on the GPU
   // is marked stale, and data() refuses it with Error(kInternal) until it is copied back,
   // so that a host-side reader that forgot to ask for the copy is found at once.
@@ -170,6 +191,13 @@ class Mesh {
       refuse_stale(slot);
   }
   [[noreturn]] void refuse_stale(int slot) const;
+  std::size_t offset(int p) const {
+    const int f = family_slot_[p / kFamilySize];
+    if (f < 0) [[unlikely]]
+      refuse_absent(p);
+    return (std::size_t(f) * kFamilySize + p % kFamilySize) * patch_reals();
+  }
+  [[noreturn]] void refuse_absent(int p) const;
 
   Geometry geometry_;
   ProblemBoundary problem_boundary_;
@@ -185,6 +213,11 @@ class Mesh {
   std::vector<int> touched_;
   void touch(int patch) { touched_.push_back(patch - patch % kFamilySize); }
   PatchPool pool_[2];  // the two time levels
+  // [family]: its position in the pool, in families (-1: not held); the identity unless
+  // sparse_. free_families_: pool positions of released families, for hold() to reuse.
+  std::vector<int> family_slot_;
+  std::vector<int> free_families_;
+  bool sparse_ = false;
   std::vector<int> current_slot_;
   int stale_slots_ = 0;  // bit s: time level s is newer on the device
 };
