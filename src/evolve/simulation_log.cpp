@@ -1,5 +1,7 @@
 // The run's reports: the set-up lines of the log, the summaries at the end of a run and
 // the one-line machine summary that scripts/bench reads.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -123,6 +125,54 @@ std::string Simulation::level_summary() const {
   for (int level = 0; level < mesh_->num_levels(); ++level)
     s += strprintf("%s%zu", level ? "+" : "", mesh_->groups(level).size() * mesh::kFamilySize);
   return s;
+}
+
+void Simulation::log_run_summary(const RunSummary& summary, long long updates,
+                                 double pipeline_wall) {
+  const auto totals1 = conserved_totals();
+  // The refined levels' solves of every rank (each counts its own groups).
+  sor_summed_ = sor_stats_;
+  sor_summed_.groups = comm_->sum(sor_stats_.groups);
+  sor_summed_.iterations = comm_->sum(sor_stats_.iterations);
+  sor_summed_.unconverged = comm_->sum(sor_stats_.unconverged);
+  log_line(
+      "%s: %ld steps, t = %.9g, %.3e cell-updates/s end to end (%lld cell updates in a time "
+      "loop of %.3f s, less %.3f s of plot and checkpoint output; %s backend, %d threads)",
+      summary.stop == StopReason::kFinished ? "finished" : "stopped", step_, time_,
+      summary.cell_updates_per_second, updates, summary.loop_seconds, summary.output_seconds,
+      executor_->name(), omp_get_max_threads());
+  log_line(
+      "  of which: pipeline (prepare to close) %.3f s, %.3e cell-updates/s alone; flag %.3f s, "
+      "regrid %.3f s, reflux %.3f s",
+      pipeline_wall, summary.pipeline_updates_per_second, timers_.seconds(Stage::kFlag),
+      timers_.seconds(Stage::kRegrid), timers_.seconds(Stage::kReflux));
+  log_prepare_summary();
+  if (poisson_ && sor_summed_.groups > 0)
+    log_line(
+        "  gravity: %.3f s, of which refined-level SOR %.3f s: %lld solves, %lld patch groups "
+        "(%.3e groups/s), %.1f iterations per group, %lld stopped at the iteration limit; "
+        "prepare %.3f s, solve %.3f s, close %.3f s",
+        timers_.seconds(Stage::kGravity), sor_summed_.seconds, sor_summed_.solves,
+        sor_summed_.groups, sor_summed_.groups / std::max(sor_summed_.seconds, 1e-12),
+        double(sor_summed_.iterations) / sor_summed_.groups, sor_summed_.unconverged,
+        sor_summed_.timers.seconds(Stage::kPrepare),
+        sor_summed_.timers.seconds(Stage::kSolve) + sor_summed_.timers.seconds(Stage::kIdle),
+        sor_summed_.timers.seconds(Stage::kClose));
+  if (refinement_.max_level > 0)
+    log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
+             regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
+             regrid_stats_.families_moved);
+  std::string per_level;
+  for (std::size_t l = 0; l < level_steps_.size(); ++l)
+    per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
+  log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
+           level_summary().c_str());
+  if (executor_->name() != std::string("cpu")) log_device_summary(updates, summary);
+  log_total_changes(totals1);
+  if (const auto err = density_l1_error())
+    log_line("L1 density error vs analytic solution: %.6e", *err);
+  log_line("timing breakdown:\n%s", timers_.breakdown().c_str());
+  log_line("%s", machine_summary(summary).c_str());
 }
 
 }  // namespace tessera::evolve

@@ -13,11 +13,14 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 
 #include "h5_compare.hpp"
 #include "run_problem.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/diagnostics.hpp"
+#include "tessera/evolve/restart.hpp"
+#include "tessera/io/checkpoint.hpp"
 #include "tessera/parallel/virtual_ranks.hpp"
 
 namespace tessera {
@@ -291,6 +294,59 @@ TEST(VirtualRanks, AdaptiveDoubleMachWithProblemBoundariesOutputsEqualOneRank) {
         EXPECT_EQ(sim.mesh().num_levels(), 2);
         EXPECT_GE(sim.regrid_stats().families_added, 4);
       });
+}
+
+// A checkpoint written by 4 ranks restarts on 2 ranks and on 1: each ends with the
+// checkpoint an uninterrupted run on one rank writes, dataset for dataset (the blob
+// crossing 2 levels, regridded every root step, checkpoint at step 8 of 16). The virtual
+// ranks read the checkpoint one after the other (HDF5 is not thread-safe here; MPI ranks
+// are processes).
+TEST(VirtualRanks, CheckpointOfFourRanksRestartsOnTwoAndOneRank) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "tessera_vr_restart";
+  fs::remove_all(root);
+  const auto ov = with(kMovingBlob, {"amr.max_level=1", "run.max_steps=16",
+                                     "output.checkpoint_interval=8", "output.checkpoint_keep=10"});
+  auto params_for = [&](const std::string& dir) {
+    return load("blob/blob.toml", with(ov, {"output.dir=" + (root / dir).string()}));
+  };
+  evolve::Simulation one(params_for("one"));
+  one.run();
+  EXPECT_GE(one.regrid_stats().families_added, 1);
+  const Params four = params_for("four");
+  parallel::VirtualRanks(4).run([&](parallel::Comm& comm) {
+    evolve::Simulation sim(four, comm);
+    sim.set_poison_foreign_patches(true);
+    sim.run();
+  });
+  const std::string name = one.params().string("problem.name");
+  const std::string middle = io::checkpoint_file_name((root / "four").string(), name, 8);
+  const std::string end = io::checkpoint_file_name((root / "one").string(), name, 16);
+  EXPECT_EQ(testing::compare_h5_datasets(
+                io::checkpoint_file_name((root / "one").string(), name, 8), middle),
+            "");
+  const io::CheckpointReader reader(middle);
+  for (const int ranks : {2, 1}) {
+    const std::string dir = "restart_on_" + std::to_string(ranks);
+    const Params p = evolve::restart_params(params_for(dir), {}, reader.header(), middle);
+    std::mutex reading;
+    parallel::VirtualRanks(ranks).run([&](parallel::Comm& comm) {
+      evolve::Simulation sim(p, comm);
+      sim.set_poison_foreign_patches(true);
+      {
+        const std::lock_guard<std::mutex> lock(reading);
+        sim.restart(reader);
+      }
+      EXPECT_EQ(sim.step(), 8);
+      sim.run();
+      EXPECT_EQ(sim.step(), 16);
+    });
+    EXPECT_EQ(testing::compare_h5_datasets(
+                  end, io::checkpoint_file_name((root / dir).string(), name, 16)),
+              "")
+        << "restarted on " << ranks << " ranks";
+  }
+  fs::remove_all(root);
 }
 
 // An energy that overflows at the centre of a blast fails the first step on the ranks

@@ -217,6 +217,9 @@ class Simulation {
   void log_device_summary(long long updates, const RunSummary& run) const;
   void log_prepare_summary() const;
   std::string machine_summary(const RunSummary& run) const;
+  // The end of run(): rates, stages, SOR counts (summed over the ranks: a collective),
+  // regrids, steps per level, totals, L1 error and the machine-readable line.
+  void log_run_summary(const RunSummary& summary, long long updates, double pipeline_wall);
 
   Params params_;
   parallel::Comm* comm_;
