@@ -7,9 +7,7 @@
 #include <type_traits>
 
 #include "kernels/group_layout.hpp"
-#include "kernels/physics_adiabatic.hpp"
-#include "kernels/physics_isothermal.hpp"
-#include "kernels/physics_mhd.hpp"
+#include "kernels/physics_kinds.hpp"
 #include "kernels/reconstruction.hpp"
 #include "kernels/riemann_hll.hpp"
 #include "kernels/riemann_hllc.hpp"
@@ -18,7 +16,6 @@
 
 namespace tessera::kernels {
 
-enum class Physics { kAdiabatic, kIsothermal, kMhd };
 enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp };
 // HLLC serves hydrodynamics only, HLLD MHD only (supports_riemann).
 enum class RiemannSolver { kHll, kHllc, kLlf, kHlld };
@@ -41,29 +38,6 @@ inline int ghost_width(const Scheme& s) {
   return ghost_width(s.integrator, s.recon == Reconstruction::kPlmMcEp ? ReconPlmMcEp::kReach : 2);
 }
 
-// Run-time parameters of every physics; the scheme's physics reads its own.
-struct PhysicsParams {
-  HydroAdiabatic::Params adiabatic;
-  HydroIsothermal::Params isothermal;
-  MhdGlm::Params mhd;
-};
-
-template <class Phys>
-TESSERA_HD inline const typename Phys::Params& params_of(const PhysicsParams& p);
-template <>
-TESSERA_HD inline const HydroAdiabatic::Params& params_of<HydroAdiabatic>(const PhysicsParams& p) {
-  return p.adiabatic;
-}
-template <>
-TESSERA_HD inline const HydroIsothermal::Params& params_of<HydroIsothermal>(
-    const PhysicsParams& p) {
-  return p.isothermal;
-}
-template <>
-TESSERA_HD inline const MhdGlm::Params& params_of<MhdGlm>(const PhysicsParams& p) {
-  return p.mhd;
-}
-
 // What one step of the patch-group solver needs besides the data.
 struct MolParams {
   PhysicsParams phys;
@@ -71,32 +45,11 @@ struct MolParams {
   int scalars = 0;  // passive scalars after the physics' variables
 };
 
-inline constexpr int kMaxPassiveScalars = 16;
-// The most conserved variables of a cell: MHD's 9 and every passive scalar.
-inline constexpr int kMaxVars = MhdGlm::kNumVars + kMaxPassiveScalars;
-
-inline int physics_vars(Physics p) {
-  switch (p) {
-    case Physics::kIsothermal:
-      return HydroIsothermal::kNumVars;
-    case Physics::kMhd:
-      return MhdGlm::kNumVars;
-    default:
-      return HydroAdiabatic::kNumVars;
-  }
-}
 // Conserved variables of the solver's boxes: the physics' then the passive scalars.
 inline int solver_vars(const Scheme& s, int scalars) {
   return physics_vars(s.physics) + scalars;
 }
 
-// Short name of conserved variable v (error messages): dens, momx, momy, momz, engy
-// (adiabatic and MHD), bx, by, bz, psi (MHD), then scalar0, scalar1, ...
-inline std::string conserved_name(Physics p, int v) {
-  static const char* kNames[9] = {"dens", "momx", "momy", "momz", "engy", "bx", "by", "bz", "psi"};
-  const int n = physics_vars(p);
-  return v < n ? kNames[v] : "scalar" + std::to_string(v - n);
-}
 
 // Integrator tags; their stage bodies are in mol_stages.hpp.
 struct IntegratorRk2;

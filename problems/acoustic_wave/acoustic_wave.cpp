@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

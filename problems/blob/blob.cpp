@@ -4,7 +4,7 @@
 // the blob, so the hierarchy changes every few steps: the test of AMR conservation.
 #include <cmath>
 
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -19,7 +19,7 @@
 #include "problems/mhd_linear_wave/mhd_eigenmodes.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -35,7 +35,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -10,7 +10,7 @@
 #include <numbers>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -7,7 +7,7 @@
 #include "problems/sod/exact_riemann_isothermal.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::problems {
 

@@ -8,7 +8,6 @@
 #include "src/app/signals.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -22,6 +21,7 @@
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/physics/model.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::app {
 

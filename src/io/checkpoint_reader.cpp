@@ -143,7 +143,7 @@ class Reader : public Hdf5File {
 };
 
 // The fields of a checkpoint written before /data carried FieldNames: hydrodynamics with
-// total energy and no scalars (mesh::hydro_fields(true, 0)).
+// total energy and no scalars (physics::hydro_fields(true, 0)).
 const std::vector<std::string> kLegacyFields = {"rho", "vel1", "vel2", "vel3", "press"};
 
 std::string name_list(const std::vector<std::string>& names) {

@@ -4,6 +4,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera::physics {
 
@@ -80,8 +81,8 @@ std::string Model::describe() const {
 }
 
 mesh::FieldRegistry Model::fields() const {
-  mesh::FieldRegistry f = has_magnetic_field() ? mesh::mhd_fields(scalars_)
-                                               : mesh::hydro_fields(has_energy(), scalars_);
+  mesh::FieldRegistry f = has_magnetic_field() ? mhd_fields(scalars_)
+                                               : hydro_fields(has_energy(), scalars_);
   // Limited-linear prolongation keeps hydro states positive (each child keeps a quarter of
   // the parent's density and energy); with a magnetic field it may not.
   if (has_magnetic_field())

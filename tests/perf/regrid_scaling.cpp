@@ -18,6 +18,10 @@
 #include "tessera/evolve/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/mesh/prolongation.hpp"
+#include "tessera/physics/fields.hpp"
+
+using tessera::physics::hydro_fields;
+using tessera::physics::mhd_fields;
 
 using namespace tessera;
 using namespace tessera::mesh;

@@ -16,9 +16,9 @@
 
 #include "cli_run.hpp"
 #include "run_problem.hpp"
-#include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera {
 namespace {

@@ -17,6 +17,7 @@
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera {
 namespace {
@@ -33,7 +34,7 @@ mesh::Geometry small_geometry() {
 
 // A refined 16^3 mesh with recognisable data in both levels.
 std::unique_ptr<mesh::Mesh> sample_mesh() {
-  auto m = std::make_unique<mesh::Mesh>(small_geometry(), mesh::hydro_fields(true, 0),
+  auto m = std::make_unique<mesh::Mesh>(small_geometry(), physics::hydro_fields(true, 0),
                                         mesh::Hierarchy{{{0, 0, 0}, {1, 1, 1}}});
   for (int p = 0; p < m->num_patches(); ++p)
     for (std::size_t i = 0; i < m->patch_reals(); ++i)
@@ -77,7 +78,7 @@ class CheckpointFile : public ::testing::Test {
   void read_all() const {
     const io::CheckpointReader r(path_);
     (void)r.state();
-    mesh::Mesh m(small_geometry(), mesh::hydro_fields(true, 0), r.hierarchy());
+    mesh::Mesh m(small_geometry(), physics::hydro_fields(true, 0), r.hierarchy());
     r.read_data(m);
   }
 
@@ -153,7 +154,7 @@ TEST_F(CheckpointFile, RoundTripRestoresEverything) {
   EXPECT_EQ(s.level_max_speed, std::vector<double>(2, 1.5));
   EXPECT_EQ(s.initial_totals, std::vector<double>({1, 2, 3, 4, 5}));
   EXPECT_EQ(r.hierarchy(), mesh_->hierarchy());
-  mesh::Mesh m(small_geometry(), mesh::hydro_fields(true, 0), r.hierarchy());
+  mesh::Mesh m(small_geometry(), physics::hydro_fields(true, 0), r.hierarchy());
   r.read_data(m);
   for (int p = 0; p < m.num_patches(); ++p)
     ASSERT_EQ(std::memcmp(m.current(p), mesh_->current(p), m.patch_reals() * sizeof(Real)), 0)

@@ -30,6 +30,10 @@
 #include "tessera/mesh/fields.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/mesh/prolongation.hpp"
+#include "tessera/physics/fields.hpp"
+
+using tessera::physics::hydro_fields;
+using tessera::physics::mhd_fields;
 
 namespace tessera::mesh {
 namespace {

@@ -25,6 +25,7 @@
 #include "kernels/group_layout.hpp"
 #include "tessera/evolve/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera::evolve {
 namespace {
@@ -87,7 +88,7 @@ TEST(FluxRegisters, RefluxCorrectsEachCoarseCellBesideAFineFaceByItsOwnFluxDiffe
   // faces in all six directions, toward siblings (middle flux planes) and toward other
   // groups (outer planes); {3,0,2} touches the outflow boundary on x+ and y-.
   const mesh::Hierarchy h = {{{1, 2, 1}, {3, 0, 2}}};
-  mesh::Mesh m(outflow_box(), mesh::hydro_fields(true, 0), h);
+  mesh::Mesh m(outflow_box(), physics::hydro_fields(true, 0), h);
   ASSERT_EQ(m.num_levels(), 2);
   for (int p = 0; p < m.num_patches(); ++p)
     for (int v = 0; v < kNvar; ++v)

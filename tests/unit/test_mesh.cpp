@@ -18,9 +18,12 @@
 #include "kernels/physics_adiabatic.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/pipeline.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera::mesh {
 namespace {
+
+using physics::hydro_fields;
 
 constexpr int kNvar = kernels::HydroAdiabatic::kNumVars;
 

@@ -11,9 +11,9 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
-#include "tessera/core/problem.hpp"
 #include "tessera/core/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera {
 namespace {

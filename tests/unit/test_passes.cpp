@@ -9,6 +9,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/pipeline.hpp"
+#include "tessera/physics/fields.hpp"
 #include "tests/test_fields.hpp"
 
 namespace tessera::evolve {
@@ -17,7 +18,7 @@ namespace {
 constexpr int kPhi = 5;  // the field after the five hydro fields
 
 mesh::FieldRegistry fields_with_phi() {
-  auto f = mesh::hydro_fields(true, 0).all();
+  auto f = physics::hydro_fields(true, 0).all();
   mesh::FieldInfo phi{"phi"};
   phi.time_levels = 1;
   phi.flux_corrected = false;

@@ -13,6 +13,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/pipeline.hpp"
+#include "tessera/physics/fields.hpp"
 #include "tests/test_fields.hpp"
 
 namespace tessera::evolve {
@@ -94,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Integrators, PipelineIntegrator,
 
 TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
   HydroPass pa = hydro_pass(GetParam()), pb = hydro_pass(GetParam());
-  mesh::Mesh a(periodic_box(), mesh::hydro_fields(true, 0)),
-      b(periodic_box(), mesh::hydro_fields(true, 0));
+  mesh::Mesh a(periodic_box(), physics::hydro_fields(true, 0)),
+      b(periodic_box(), physics::hydro_fields(true, 0));
   fill(a);
   fill(b);
   FluxRegisters ra, rb;
@@ -127,7 +128,7 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
 
 TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice) {
   HydroPass pass = hydro_pass(GetParam());
-  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
+  mesh::Mesh m(periodic_box(), physics::hydro_fields(true, 0));
   fill(m);
   // A non-finite energy in one cell of the first batch: floors cannot repair it.
   const int bad_patch = m.groups(0)[1] + 3;
@@ -155,7 +156,7 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
 TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   HydroPass rk2 = hydro_pass(kernels::Integrator::kRk2);
   HydroPass vl2 = hydro_pass(kernels::Integrator::kVl2);
-  mesh::Mesh m(periodic_box(), mesh::hydro_fields(true, 0));
+  mesh::Mesh m(periodic_box(), physics::hydro_fields(true, 0));
   fill(m);
   FluxRegisters r;
   r.build(m);

@@ -21,6 +21,7 @@
 #include "kernels/group_layout.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera::evolve {
 namespace {
@@ -66,7 +67,7 @@ TEST_P(CoarseGhostZones, InterpolatedBetweenTheCoarseTimeLevelsAtTheSubstepWeigh
   const int ghost = GetParam();
   // One refined root patch away from the boundaries: every ghost cell of its family lies
   // on the coarse level, and the coarse stencil (3 cells beyond the parent) is inside.
-  mesh::Mesh m(outflow_box(), mesh::hydro_fields(true, 0), {{{1, 2, 1}}});
+  mesh::Mesh m(outflow_box(), physics::hydro_fields(true, 0), {{{1, 2, 1}}});
   ASSERT_EQ(m.num_levels(), 2);
   // Level 0 has stepped once (current slot 1, previous in slot 0); level 1 has not, so
   // the two levels' current slots differ and mixing them up shows.

@@ -20,6 +20,7 @@
 #include "tessera/evolve/resident.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/physics/fields.hpp"
 
 namespace tessera::evolve {
 namespace {
@@ -53,7 +54,7 @@ class ResidentGather : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ResidentGather, EqualsPrepareGroupBitForBit) {
   const Case& c = GetParam();
-  mesh::Mesh m(box(c.cells, c.bc), mesh::mhd_fields(1));
+  mesh::Mesh m(box(c.cells, c.bc), physics::mhd_fields(1));
   randomize(m, 0, 7);
   randomize(m, 1, 11);
   ASSERT_TRUE(level_is_self_contained(m, 0));
@@ -92,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(ResidentGather, RefusesALevelWithCoarseFineFaces) {
   const auto g = box({32, 32, 32}, {{{O, O}, {O, O}, {O, O}}});
-  mesh::Mesh m(g, mesh::mhd_fields(0), {{{1, 2, 1}}});
+  mesh::Mesh m(g, physics::mhd_fields(0), {{{1, 2, 1}}});
   ASSERT_EQ(m.num_levels(), 2);
   EXPECT_TRUE(level_is_self_contained(m, 0));
   EXPECT_FALSE(level_is_self_contained(m, 1));
@@ -100,7 +101,7 @@ TEST(ResidentGather, RefusesALevelWithCoarseFineFaces) {
 }
 
 TEST(ResidentGather, StaleTimeLevelIsRefusedOnTheHost) {
-  mesh::Mesh m(box({16, 16, 16}, {{{P, P}, {P, P}, {P, P}}}), mesh::hydro_fields(true, 0));
+  mesh::Mesh m(box({16, 16, 16}, {{{P, P}, {P, P}, {P, P}}}), physics::hydro_fields(true, 0));
   m.set_host_stale(1, true);
   EXPECT_NO_THROW(m.data(0, 0));
   EXPECT_THROW(m.data(1, 0), Error);

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "tessera/core/params.hpp"
-#include "tessera/core/problem.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/parallel/comm.hpp"
 #include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::evolve {
 

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "tessera/core/params.hpp"
-#include "tessera/core/problem.hpp"
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/diagnostics.hpp"
 #include "tessera/evolve/executor.hpp"
@@ -27,6 +26,7 @@
 #include "tessera/parallel/comm.hpp"
 #include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
+#include "tessera/problem/problem.hpp"
 
 namespace tessera::evolve {
 

@@ -86,13 +86,4 @@ class FieldRegistry {
   AdmissibleState admissible_;
 };
 
-// The fields of hydrodynamics as the solver stores them: density, momentum, total energy
-// (adiabatic only), then `passive_scalars` conserved scalars rho*s (kernels/physics_*.hpp).
-FieldRegistry hydro_fields(bool energy, int passive_scalars);
-
-// The fields of GLM-MHD (kernels/physics_mhd.hpp): density, momentum, total energy, the
-// cell-centred magnetic field Bcc1..3 (a vector; plot dataset "B"), the cleaning scalar
-// psi, then the passive scalars.
-FieldRegistry mhd_fields(int passive_scalars);
-
 }  // namespace tessera::mesh

@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "kernels/scheme.hpp"
+#include "kernels/physics_kinds.hpp"
 #include "tessera/core/params.hpp"
 #include "tessera/mesh/fields.hpp"
 

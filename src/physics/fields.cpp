@@ -1,6 +1,9 @@
-#include "tessera/mesh/fields.hpp"
+#include "tessera/physics/fields.hpp"
 
-namespace tessera::mesh {
+namespace tessera::physics {
+
+using mesh::FieldInfo;
+using mesh::FieldRegistry;
 
 namespace {
 
@@ -59,4 +62,4 @@ FieldRegistry mhd_fields(int passive_scalars) {
   return FieldRegistry(std::move(fields), std::move(plot_order));
 }
 
-}  // namespace tessera::mesh
+}  // namespace tessera::physics

@@ -1,4 +1,4 @@
-#include "tessera/core/problem.hpp"
+#include "tessera/problem/problem.hpp"
 
 #include <algorithm>
 #include <cmath>
