@@ -201,9 +201,9 @@ void Mesh::swap_slots(int level) {
     for (const int g : groups_[level])
       if (holds(g))
         for (int p = g; p < g + kFamilySize; ++p)
-        for (const int v : one_level_fields_)
-          std::copy_n(data(from, p) + std::size_t(v) * kPatchCells, kPatchCells,
-                      data(to, p) + std::size_t(v) * kPatchCells);
+          for (const int v : one_level_fields_)
+            std::copy_n(data(from, p) + std::size_t(v) * kPatchCells, kPatchCells,
+                        data(to, p) + std::size_t(v) * kPatchCells);
   current_slot_[level] = to;
 }
 
