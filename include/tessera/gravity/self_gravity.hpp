@@ -40,7 +40,7 @@ inline constexpr const char* kCorrectionField = "phi_source";
 mesh::FieldInfo correction_field();
 
 // The finer level's part of the potential correction's source on `level` (what
-// correction_source and prolong_correction read of level + 1), per covered patch P of
+// correction_source and coarse_change read of level + 1), per covered patch P of
 // `level`: R(phi_fine), the mean of the eight finer cells of each of P's cells; R(residual),
 // the mean of the finer level's residual 4 pi G (rho + source - mean) - laplacian(phi_fine)
 // there, with the ghost values the finer level's solves use; and through each face of P
