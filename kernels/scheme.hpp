@@ -50,7 +50,6 @@ inline int solver_vars(const Scheme& s, int scalars) {
   return physics_vars(s.physics) + scalars;
 }
 
-
 // Integrator tags; their stage bodies are in mol_stages.hpp.
 struct IntegratorRk2;
 struct IntegratorVl2;

@@ -244,8 +244,7 @@ void Simulation::solve_gravity(bool refined) {
     }
     gravity_->solve(*mesh_);
     for (int level = 1; level < levels; ++level) {
-      gravity::coarse_change(*mesh_, level, phi, kept[level - 1], terms[level - 1],
-                             own(level - 1));
+      gravity::coarse_change(*mesh_, level, phi, kept[level - 1], terms[level - 1], own(level - 1));
       refresh(level);  // the change of the coarser level around each parent
       gravity::add_coarse_change(*mesh_, level, phi, own(level));
       smooth(level);

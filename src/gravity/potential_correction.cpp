@@ -60,9 +60,8 @@ void coarse_change(mesh::Mesh& m, int level, int phi_field, const std::vector<Re
         const Real* now = m.data(cur, p) + off;
         const Real* before_all = kept.data() + (g * mesh::kFamilySize + c) * mesh::kPatchCells;
         Real* change = m.data(other, p) + off;
-        const double* fine = m.patch(p).is_leaf()
-                                 ? nullptr
-                                 : terms.at(p) + CorrectionTerms::kRestricted;
+        const double* fine =
+            m.patch(p).is_leaf() ? nullptr : terms.at(p) + CorrectionTerms::kRestricted;
         for (int a = 0; a < mesh::kPatchCells; ++a)
           change[a] = Real(double(now[a]) - (fine ? fine[a] : double(before_all[a])));
       }
@@ -273,9 +272,9 @@ void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, para
   each([&](int p, int from, int to) {
     if (to != rank) return;
     if (at[from] + n > got[from].size())
-      throw Error(ErrorKind::kInternal,
-                  strprintf("potential correction of level %d: rank %d sent too few terms", level,
-                            from));
+      throw Error(
+          ErrorKind::kInternal,
+          strprintf("potential correction of level %d: rank %d sent too few terms", level, from));
     std::copy_n(got[from].data() + at[from], n, terms.add(p));
     at[from] += n;
   });
@@ -306,7 +305,7 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
   // (laplacian(phi) with the ghost values of its own solve); zero on the leaves before their
   // flux terms.
   const double scale = 1.0 / (four_pi_g * h * h);  // covered cells
-  ParallelErrors errors;  // a missing term throws
+  ParallelErrors errors;                           // a missing term throws
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
     errors.run(static_cast<std::int64_t>(g), [&] {
@@ -350,8 +349,7 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
                                      phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
                                      6 * phi_at(i, j, k);
               const int a = (k * kN + j) * kN + i;
-              src[a] =
-                  Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
+              src[a] = Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
             }
         // On a domain face the composite flux is the finer level's too (its difference
         // between the inside cells and the ghost values its solve has there, from the

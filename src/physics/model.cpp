@@ -81,8 +81,8 @@ std::string Model::describe() const {
 }
 
 mesh::FieldRegistry Model::fields() const {
-  mesh::FieldRegistry f = has_magnetic_field() ? mhd_fields(scalars_)
-                                               : hydro_fields(has_energy(), scalars_);
+  mesh::FieldRegistry f =
+      has_magnetic_field() ? mhd_fields(scalars_) : hydro_fields(has_energy(), scalars_);
   // Limited-linear prolongation keeps hydro states positive (each child keeps a quarter of
   // the parent's density and energy); with a magnetic field it may not.
   if (has_magnetic_field())

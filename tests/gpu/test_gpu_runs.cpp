@@ -216,10 +216,10 @@ TEST(GpuResident, AutoChoosesResidencyOnlyWithoutRefinement) {
 // before its first step with an input error that names the rank count.
 TEST(GpuResident, RefusedOnSeveralRanks) {
   set_log_quiet(true);
-  const Params params = load_run_params(
-      std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml",
-      {"run.backend=cuda", "gpu.resident=on", "mesh.nx=[16,16,16]", "output.enabled=false",
-       "run.max_steps=1"});
+  const Params params =
+      load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml",
+                      {"run.backend=cuda", "gpu.resident=on", "mesh.nx=[16,16,16]",
+                       "output.enabled=false", "run.max_steps=1"});
   parallel::VirtualRanks vr(2);
   try {
     vr.run([&](parallel::Comm& comm) {

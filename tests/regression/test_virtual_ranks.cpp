@@ -184,7 +184,9 @@ void expect_outputs_equal_on_virtual_ranks(
     });
     // On 7 ranks the stores together hold less than 7 whole meshes (a mesh of fewer than
     // 16 families may be every rank's neighbourhood).
-    if (ranks == 7 && families >= 16) EXPECT_LT(held.load(), 7 * families.load()) << name;
+    if (ranks == 7 && families >= 16) {
+      EXPECT_LT(held.load(), 7 * families.load()) << name;
+    }
     std::vector<std::string> written;
     for (const auto& e : fs::directory_iterator(root / dir))
       if (e.path().extension() == ".athdf" || e.path().extension() == ".h5")
@@ -322,8 +324,8 @@ TEST(VirtualRanks, CheckpointOfFourRanksRestartsOnTwoAndOneRank) {
   const std::string name = one.params().string("problem.name");
   const std::string middle = io::checkpoint_file_name((root / "four").string(), name, 8);
   const std::string end = io::checkpoint_file_name((root / "one").string(), name, 16);
-  EXPECT_EQ(testing::compare_h5_datasets(
-                io::checkpoint_file_name((root / "one").string(), name, 8), middle),
+  EXPECT_EQ(testing::compare_h5_datasets(io::checkpoint_file_name((root / "one").string(), name, 8),
+                                         middle),
             "");
   const io::CheckpointReader reader(middle);
   for (const int ranks : {2, 1}) {

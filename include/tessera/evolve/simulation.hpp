@@ -245,8 +245,8 @@ class Simulation {
   std::vector<std::unique_ptr<GravityPass>> gravity_passes_;
   std::unique_ptr<PoissonPass> poisson_;        // refined levels' SOR (gravity with AMR)
   std::unique_ptr<Pipeline> poisson_pipeline_;  // the SOR pass's
-  SorStats sor_stats_;   // this rank's groups
-  SorStats sor_summed_;  // every rank's, at the end of run() (for its log)
+  SorStats sor_stats_;                          // this rank's groups
+  SorStats sor_summed_;                         // every rank's, at the end of run() (for its log)
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
   std::unique_ptr<DeviceMesh> resident_;  // made on the first step

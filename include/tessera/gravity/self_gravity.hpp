@@ -56,7 +56,8 @@ class CorrectionTerms {
   static constexpr std::size_t kReals = 2 * kPatchCells + 6 * kFaceCells;
   // Offsets within a patch's terms: R(phi_fine), R(residual), then the six faces'
   // gradients, face 2 * axis for the low face and 2 * axis + 1 for the high one.
-  static constexpr std::size_t kRestricted = 0, kResidual = kPatchCells, kGradient = 2 * kPatchCells;
+  static constexpr std::size_t kRestricted = 0, kResidual = kPatchCells,
+                               kGradient = 2 * kPatchCells;
   static int face(int axis, bool low) { return 2 * axis + (low ? 0 : 1); }
 
   explicit CorrectionTerms(int num_patches = 0) : slot_(num_patches, -1) {}
@@ -89,8 +90,8 @@ CorrectionTerms fine_terms(const mesh::Mesh& mesh, int level, int phi_field, int
 // Several ranks: the rank of each group of level + 1 sends its parent's terms to the ranks
 // that read them: the parent's and those of its six face neighbours (correction_source's
 // stencil reaches one patch along each axis). Packed per peer in canonical order.
-void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms,
-                    parallel::Comm& comm, const parallel::Partition& partition);
+void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms, parallel::Comm& comm,
+                    const parallel::Partition& partition);
 
 // The potential correction's source on `level` (which must have a finer level), on the
 // patches of `groups` (all of `level`'s when null), from the finer level's terms and the
@@ -110,8 +111,7 @@ void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms,
 // free-space potential outside an isolated domain and the mean density of a periodic one.
 void correction_source(mesh::Mesh& mesh, int level, int phi_field, int source_field,
                        double four_pi_g, const CorrectionTerms& terms,
-                       const SelfGravity* root = nullptr,
-                       const std::vector<int>* groups = nullptr);
+                       const SelfGravity* root = nullptr, const std::vector<int>* groups = nullptr);
 // The two halves of a coarse-level correction in the composite solve (the FAS cycle of
 // Simulation::solve_gravity): keep_potential returns a copy of the level's potential (the
 // values it had before its correction; the patches of `groups`, all of the level's when
