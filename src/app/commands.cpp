@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "src/app/signals.hpp"
 #include "tessera/core/error.hpp"
@@ -20,6 +21,7 @@
 #include "tessera/io/output_dir.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/mpi.hpp"
 #include "tessera/physics/model.hpp"
 #include "tessera/problem/problem.hpp"
 
@@ -33,39 +35,83 @@ void log_parameters(const std::string& file, const Params& params) {
   log_line("effective parameters:\n%s", params.to_toml().c_str());
 }
 
+// A rank's GPU, when the run may use one (run.backend cuda or auto): its node-local rank
+// modulo the GPUs of its host. -1: none.
+int choose_device(const Params& params) {
+  if (params.string("run.backend") == "cpu" || !evolve::cuda_backend_built()) return -1;
+  return evolve::select_cuda_device(parallel::node_rank());
+}
+
+// The table of the ranks (several): host and GPU of each, logged by rank 0 (a collective).
+void log_ranks(parallel::Comm& comm, int device) {
+  if (comm.size() == 1) return;
+  const std::string mine =
+      parallel::host_name() + (device >= 0 ? strprintf(", GPU %d", device) : std::string());
+  const auto all = parallel::gather_to_root(comm, mine);
+  log_line("ranks: %d (MPI)", comm.size());
+  for (std::size_t r = 0; r < all.size(); ++r) log_line("  rank %zu: %s", r, all[r].c_str());
+}
+
 }  // namespace
 
 int command_run(const std::string& file, const std::vector<std::string>& overrides,
                 const std::string& restart, bool overwrite,
                 std::chrono::steady_clock::time_point start) {
-  const Params requested = load_run_params(file, overrides);
+  // The run's ranks (one without a launcher). Every step of the set-up below is agreed
+  // between them: an error on any rank (a parameter, the lock, the checkpoint) stops all of
+  // them with one message, before any of them waits in a collective of the run.
+  parallel::Comm& comm = parallel::world_comm();
+  const bool root = comm.rank() == 0;
+  set_log_rank(comm.rank());  // only rank 0 logs
+  std::optional<Params> requested;
+  parallel::agreed(comm, [&] { requested = load_run_params(file, overrides); });
   evolve::RunControl control;
   control.start = start;
   control.stop_signal = pending_stop_signal;
   install_stop_handlers();
-  // Held until the run ends (or dies: the kernel then releases it). Taken before anything
-  // in the directory is read, so that --restart latest cannot pick a file another run is
-  // about to replace.
-  const io::OutputDirLock lock(requested.string("output.dir"));
+  // Held by rank 0 until the run ends (or dies: the kernel then releases it). Taken before
+  // anything in the directory is read, so that --restart latest cannot pick a file another
+  // run is about to replace.
+  std::optional<io::OutputDirLock> lock;
+  parallel::agreed(comm, [&] {
+    if (root) lock.emplace(requested->string("output.dir"));
+  });
+  const int device = choose_device(*requested);
   // Claimed once the run is set up (parameters, problem, memory checked): --overwrite
   // deletes nothing for a run that cannot start.
-  if (restart.empty()) {
-    log_parameters(file, requested);
-    evolve::Simulation sim(requested);
-    evolve::claim_output_dir(requested, "", "", overwrite);
-    return static_cast<int>(sim.run(control).stop);
-  }
-  const std::string path = evolve::resolve_checkpoint(restart, requested);
   std::unique_ptr<evolve::Simulation> sim;
+  if (restart.empty()) {
+    log_parameters(file, *requested);
+    log_ranks(comm, device);
+    parallel::agreed(comm, [&] { sim = std::make_unique<evolve::Simulation>(*requested, comm); });
+    parallel::agreed(comm, [&] {
+      if (root) evolve::claim_output_dir(*requested, "", "", overwrite);
+    });
+    return static_cast<int>(sim->run(control).stop);
+  }
+  // Rank 0 chooses the checkpoint (for 'latest', the newest intact one); every rank reads it.
+  std::string path;
+  parallel::agreed(comm, [&] {
+    if (root) path = evolve::resolve_checkpoint(restart, *requested);
+  });
+  path = parallel::broadcast(comm, path);
   {
     // Closed before the run starts: the run may delete this file as an old checkpoint.
-    const io::CheckpointReader checkpoint(path);
-    const Params params = evolve::restart_params(requested, overrides, checkpoint.header(), path);
-    evolve::check_restart_end(params, checkpoint.header(), path);
-    log_parameters(file, params);
-    sim = std::make_unique<evolve::Simulation>(params);
-    sim->restart(checkpoint);
-    evolve::claim_output_dir(params, checkpoint.header().run_id, path, overwrite);
+    std::optional<io::CheckpointReader> checkpoint;
+    std::optional<Params> params;
+    parallel::agreed(comm, [&] {
+      checkpoint.emplace(path);
+      params = evolve::restart_params(*requested, overrides, checkpoint->header(), path);
+      evolve::check_restart_end(*params, checkpoint->header(), path);
+    });
+    log_parameters(file, *params);
+    log_ranks(comm, device);
+    parallel::agreed(comm, [&] { sim = std::make_unique<evolve::Simulation>(*params, comm); });
+    sim->restart(*checkpoint);
+    parallel::agreed(comm, [&] {
+      if (root)
+        evolve::claim_output_dir(sim->params(), checkpoint->header().run_id, path, overwrite);
+    });
   }
   return static_cast<int>(sim->run(control).stop);
 }

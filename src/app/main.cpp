@@ -9,6 +9,7 @@
 
 #include "src/app/commands.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/parallel/mpi.hpp"
 
 int main(int argc, char** argv) {
   // run.wall_time counts from here: the job's own start, as the scheduler sees it.
@@ -63,33 +64,55 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : static_cast<int>(ErrorKind::kInput);
   }
+  // The error report of every failure: once per job (rank 0, for an error all ranks agreed
+  // on), naming the rank it came from when the run has several.
+  int code = static_cast<int>(ErrorKind::kInternal);
+  int agreed_rank = -1;
+  bool returned = false;  // a command's own exit code (a run stopped by a signal: 11)
+  const auto report = [&](const std::exception& e, const char* kind, const char* what,
+                          int exit_code) {
+    code = exit_code;
+    std::fflush(stdout);
+    agreed_rank = tessera::parallel::agreed_error_rank(e);
+    const auto& comm = tessera::parallel::world_comm();
+    if (agreed_rank >= 0 && comm.rank() != 0) return;
+    const int from = agreed_rank >= 0 ? agreed_rank : comm.rank();
+    if (comm.size() > 1)
+      std::fprintf(stderr, "tessera: %s (rank %d of %d): %s\n", kind, from, comm.size(), what);
+    else
+      std::fprintf(stderr, "tessera: %s: %s\n", kind, what);
+  };
   try {
     if (*run) {
+      // MPI before any thread: a job of several ranks is `mpirun -np N tessera run ...`.
+      tessera::parallel::start_mpi();
       // `--restart ""` must not read as no --restart at all: a fresh run.
       if (restart_option->count() > 0 && restart.empty())
         throw tessera::Error(ErrorKind::kInput, "--restart needs a checkpoint path or 'latest'");
-      return tessera::app::command_run(file, overrides, restart, overwrite, start);
+      code = tessera::app::command_run(file, overrides, restart, overwrite, start);
+      returned = true;
+    } else if (*check) {
+      code = tessera::app::command_check(file, overrides);
+    } else if (*verify) {
+      code = tessera::app::command_verify(checkpoint);
+    } else if (*analytic) {
+      code = tessera::app::command_analytic(file, overrides, time);
+    } else if (*problems) {
+      code = tessera::app::command_problems();
+    } else if (*params) {
+      code = tessera::app::command_params();
     }
-    if (*check) return tessera::app::command_check(file, overrides);
-    if (*verify) return tessera::app::command_verify(checkpoint);
-    if (*analytic) return tessera::app::command_analytic(file, overrides, time);
-    if (*problems) return tessera::app::command_problems();
-    if (*params) return tessera::app::command_params();
   } catch (const tessera::Error& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "tessera: error: %s\n", e.what());
-    return e.exit_code();
-  } catch (const std::bad_alloc&) {
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "tessera: error: out of memory: an allocation failed (the estimate in the log "
-                 "was short, or other processes took the memory); give the run more memory or "
-                 "set run.memory_limit below what the job may use\n");
-    return static_cast<int>(ErrorKind::kResources);
+    report(e, "error", e.what(), e.exit_code());
+  } catch (const std::bad_alloc& e) {
+    report(e, "error",
+           "out of memory: an allocation failed (the estimate in the log was short, or other "
+           "processes took the memory); give the run more memory or set run.memory_limit "
+           "below what the job may use",
+           static_cast<int>(ErrorKind::kResources));
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "tessera: internal error: %s\n", e.what());
-    return static_cast<int>(ErrorKind::kInternal);
+    report(e, "internal error", e.what(), static_cast<int>(ErrorKind::kInternal));
   }
-  return static_cast<int>(ErrorKind::kInternal);
+  tessera::parallel::end_mpi(code, returned || agreed_rank >= 0);
+  return code;
 }

@@ -411,6 +411,14 @@ bool cuda_device_available() {
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
+int select_cuda_device(int node_rank) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return -1;
+  const int device = node_rank % n;
+  TESSERA_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
 std::string cuda_device_description() {
   if (!cuda_device_available()) return "no CUDA device found";
   cudaDeviceProp p{};

@@ -35,6 +35,10 @@ std::string cuda_device_description() {
   return "CUDA backend not built";
 }
 
+int select_cuda_device(int) {
+  return -1;
+}
+
 std::optional<std::pair<double, double>> device_memory() {
   return std::nullopt;
 }

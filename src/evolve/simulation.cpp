@@ -155,8 +155,15 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are set on the host");
+  // Several ranks stage their patches per batch: the resident level step is not decomposed
+  // (gpu.resident = "on" is refused there by run(), with the reason).
+  const bool one_rank = comm.size() == 1;
+  if (resident == "auto" && on_gpu && !one_rank)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: the device-resident "
+        "mode runs on one rank only for now");
   if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
-      !problem_bc) {
+      !problem_bc && (one_rank || resident == "on")) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
@@ -303,17 +310,21 @@ void Simulation::initialize() {
   ScopedTimer t(timers_, Stage::kInit);
   // Level by level from the problem's function (Schive et al. 2010 §2.1), then restricted
   // downward so that every coarse cell is the average of what covers it.
-  fill_from_problem(*mesh_);
-  for (int pass = 0; pass < refinement_.max_level; ++pass) {
-    const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_);
-    if (mesh_->has_hierarchy(h)) break;
-    check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
-                      true);
-    auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h);
-    install_problem_boundary(*next);
-    fill_from_problem(*next);
-    mesh_ = std::move(next);
-  }
+  // Every rank computes the whole initial mesh (no collective): an error of the problem's
+  // initial conditions or of the mesh's growth stops all ranks alike.
+  parallel::agreed(*comm_, [&] {
+    fill_from_problem(*mesh_);
+    for (int pass = 0; pass < refinement_.max_level; ++pass) {
+      const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_);
+      if (mesh_->has_hierarchy(h)) break;
+      check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
+                        true);
+      auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h);
+      install_problem_boundary(*next);
+      fill_from_problem(*next);
+      mesh_ = std::move(next);
+    }
+  });
   for (int level = mesh_->num_levels() - 1; level >= 1; --level)
     restrict_every_family(*mesh_, level);
   adopt_mesh(std::move(mesh_));

@@ -25,9 +25,14 @@ namespace tessera::evolve {
 void Simulation::restart(const io::CheckpointReader& checkpoint) {
   ScopedTimer t(timers_, Stage::kInit);
   const auto t0 = std::chrono::steady_clock::now();
-  const io::CheckpointState st = checkpoint.state();
-  auto m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
-  if (verify_mesh_) m->check_invariants();
+  // Every rank reads the whole checkpoint: a damaged file stops all of them with one error.
+  io::CheckpointState st;
+  std::unique_ptr<mesh::Mesh> m;
+  parallel::agreed(*comm_, [&] {
+    st = checkpoint.state();
+    m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
+    if (verify_mesh_) m->check_invariants();
+  });
   device_current_ = false;
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);

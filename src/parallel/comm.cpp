@@ -39,6 +39,38 @@ void SerialComm::agree(std::exception_ptr error) {
   if (error) std::rethrow_exception(error);
 }
 
+namespace {
+
+// Text carried as doubles, one byte each (exchange moves doubles; the texts are short).
+std::vector<double> encode(const std::string& text) {
+  return std::vector<double>(text.begin(), text.end());
+}
+
+std::string decode(const std::vector<double>& v) {
+  std::string text(v.size(), '\0');
+  for (std::size_t i = 0; i < v.size(); ++i) text[i] = static_cast<char>(v[i]);
+  return text;
+}
+
+}  // namespace
+
+std::string broadcast(Comm& comm, const std::string& text) {
+  std::vector<std::vector<double>> send(comm.size());
+  if (comm.rank() == 0)
+    for (auto& s : send) s = encode(text);
+  return decode(comm.exchange(std::move(send))[0]);
+}
+
+std::vector<std::string> gather_to_root(Comm& comm, const std::string& text) {
+  std::vector<std::vector<double>> send(comm.size());
+  send[0] = encode(text);
+  const auto received = comm.exchange(std::move(send));
+  std::vector<std::string> texts;
+  if (comm.rank() == 0)
+    for (const auto& r : received) texts.push_back(decode(r));
+  return texts;
+}
+
 Comm& serial_comm() {
   static SerialComm comm;
   return comm;

@@ -99,5 +99,8 @@ std::unique_ptr<Executor> make_cuda_executor(int groups_per_batch, int streams);
 bool cuda_backend_built();
 bool cuda_device_available();
 std::string cuda_device_description();
+// Makes the GPU of a rank the calling thread's device: the node-local rank modulo the
+// GPUs this process sees (several ranks may share one). Returns its index, -1 without GPUs.
+int select_cuda_device(int node_rank);
 
 }  // namespace tessera::evolve

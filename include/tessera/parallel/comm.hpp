@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <exception>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace tessera::parallel {
@@ -61,6 +62,26 @@ class SerialComm final : public Comm {
 
 // The process's serial Comm (the default of a Simulation).
 Comm& serial_comm();
+
+// Runs f on this rank and agrees on its error with the other ranks (Comm::agree): every rank
+// throws the lowest failing rank's error, or all go on. f must not enter a collective (a
+// rank that throws before it would leave the others waiting there).
+template <class F>
+void agreed(Comm& comm, F&& f) {
+  std::exception_ptr error;
+  try {
+    f();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  comm.agree(error);
+}
+
+// Rank 0's `text` on every rank (a collective, through exchange).
+std::string broadcast(Comm& comm, const std::string& text);
+
+// Every rank's `text`, by rank, on rank 0 (empty on the other ranks; a collective).
+std::vector<std::string> gather_to_root(Comm& comm, const std::string& text);
 
 // The sums of ordered_sum over items gathered from every rank, in ascending key order
 // (shared by the Comm implementations so that they add in exactly the same way).

@@ -1,0 +1,268 @@
+// The MPI Comm and the process's MPI life (tessera/parallel/mpi.hpp). Built without MPI,
+// the same functions describe one rank.
+#include "tessera/parallel/mpi.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+
+#ifdef TESSERA_HAVE_MPI
+// The C interface only (the C++ bindings are deprecated and need their own library).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
+
+namespace tessera::parallel {
+
+namespace {
+
+// The message of the last error Comm::agree threw on this process (every rank threw it).
+std::string g_agreed_what;
+int g_agreed_rank = -1;
+
+}  // namespace
+
+int agreed_error_rank(const std::exception& error) {
+  return g_agreed_rank >= 0 && g_agreed_what == error.what() ? g_agreed_rank : -1;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "unknown host";
+  return name;
+}
+
+#ifdef TESSERA_HAVE_MPI
+
+namespace {
+
+bool g_started = false;
+int g_node_rank = 0, g_node_size = 1;
+
+void check(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error(ErrorKind::kInternal, strprintf("MPI: %s failed: %s", what, text));
+}
+
+// MPI counts are ints: a message of more doubles goes in pieces of at most this many
+// (the 2^31 limit of one call; 2^27 doubles = 1 GiB).
+constexpr std::int64_t kPiece = std::int64_t(1) << 27;
+
+class MpiComm final : public Comm {
+ public:
+  MpiComm() {
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  double max(double x) override { return reduce(x, MPI_MAX); }
+  double min(double x) override { return reduce(x, MPI_MIN); }
+  long long sum(long long x) override {
+    long long r = 0;
+    check(MPI_Allreduce(&x, &r, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+    return r;
+  }
+
+  // Every rank's items gathered, then summed in key order by the code VirtualRanks and the
+  // serial Comm use (sum_in_key_order): the same additions in the same order on every rank.
+  std::vector<double> ordered_sum(std::span<const std::int64_t> keys,
+                                  std::span<const double> values, int width) override {
+    const int mine = static_cast<int>(keys.size());
+    std::vector<int> counts(size_), offsets(size_ + 1, 0);
+    check(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD),
+          "MPI_Allgather");
+    for (int r = 0; r < size_; ++r) offsets[r + 1] = offsets[r] + counts[r];
+    std::vector<std::int64_t> all_keys(offsets[size_]);
+    check(MPI_Allgatherv(keys.data(), mine, MPI_INT64_T, all_keys.data(), counts.data(),
+                         offsets.data(), MPI_INT64_T, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    std::vector<int> value_counts(size_), value_offsets(size_);
+    for (int r = 0; r < size_; ++r) {
+      value_counts[r] = counts[r] * width;
+      value_offsets[r] = offsets[r] * width;
+    }
+    std::vector<double> all_values(std::size_t(offsets[size_]) * width);
+    check(MPI_Allgatherv(values.data(), mine * width, MPI_DOUBLE, all_values.data(),
+                         value_counts.data(), value_offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD),
+          "MPI_Allgatherv");
+    std::vector<std::pair<std::int64_t, const double*>> items(all_keys.size());
+    for (std::size_t i = 0; i < items.size(); ++i)
+      items[i] = {all_keys[i], all_values.data() + i * std::size_t(width)};
+    return sum_in_key_order(std::move(items), width);
+  }
+
+  // The sizes first (all-to-all), then one non-blocking message per peer with data (in
+  // pieces beyond kPiece doubles).
+  std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) override {
+    if (static_cast<int>(send.size()) != size_)
+      throw Error(ErrorKind::kInternal,
+                  strprintf("exchange with %zu destinations on %d ranks", send.size(), size_));
+    std::vector<std::int64_t> out(size_), in(size_);
+    for (int r = 0; r < size_; ++r) out[r] = static_cast<std::int64_t>(send[r].size());
+    check(MPI_Alltoall(out.data(), 1, MPI_INT64_T, in.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
+          "MPI_Alltoall");
+    std::vector<std::vector<double>> received(size_);
+    std::vector<MPI_Request> requests;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      received[r].resize(in[r]);
+      for (std::int64_t first = 0, tag = 0; first < in[r]; first += kPiece, ++tag) {
+        requests.emplace_back();
+        check(MPI_Irecv(received[r].data() + first, int(std::min(kPiece, in[r] - first)),
+                        MPI_DOUBLE, r, int(tag), MPI_COMM_WORLD, &requests.back()),
+              "MPI_Irecv");
+      }
+    }
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      for (std::int64_t first = 0, tag = 0; first < out[r]; first += kPiece, ++tag) {
+        requests.emplace_back();
+        check(MPI_Isend(send[r].data() + first, int(std::min(kPiece, out[r] - first)), MPI_DOUBLE,
+                        r, int(tag), MPI_COMM_WORLD, &requests.back()),
+              "MPI_Isend");
+      }
+    }
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+    received[rank_] = std::move(send[rank_]);
+    return received;
+  }
+
+  // The lowest failing rank is found by a minimum, and its error (kind and message)
+  // broadcast: every rank throws the same error, which main() then reports once (rank 0)
+  // and exits with its code on every rank.
+  void agree(std::exception_ptr error) override {
+    const int mine = error ? rank_ : size_;
+    int first = size_;
+    check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+    if (first == size_) return;
+    // What the failing rank caught: a tessera::Error (its kind), a failed allocation, or
+    // another exception (an internal error).
+    int kind = 0;
+    std::string what;
+    if (rank_ == first) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const Error& e) {
+        kind = e.exit_code();
+        what = e.what();
+      } catch (const std::bad_alloc& e) {
+        kind = -1;
+        what = e.what();
+      } catch (const std::exception& e) {
+        kind = -2;
+        what = e.what();
+      } catch (...) {
+        kind = -2;
+        what = "an exception of unknown type";
+      }
+    }
+    check(MPI_Bcast(&kind, 1, MPI_INT, first, MPI_COMM_WORLD), "MPI_Bcast");
+    int length = static_cast<int>(what.size());
+    check(MPI_Bcast(&length, 1, MPI_INT, first, MPI_COMM_WORLD), "MPI_Bcast");
+    what.resize(length);
+    check(MPI_Bcast(what.data(), length, MPI_CHAR, first, MPI_COMM_WORLD), "MPI_Bcast");
+    g_agreed_rank = first;
+    g_agreed_what = what;
+    if (rank_ == first) std::rethrow_exception(error);
+    if (kind == -1) throw std::bad_alloc();
+    if (kind == -2) throw std::runtime_error(what);
+    throw Error(static_cast<ErrorKind>(kind), what);
+  }
+
+ private:
+  double reduce(double x, MPI_Op op) {
+    double r = 0;
+    check(MPI_Allreduce(&x, &r, 1, MPI_DOUBLE, op, MPI_COMM_WORLD), "MPI_Allreduce");
+    return r;
+  }
+
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace
+
+bool mpi_built() {
+  return true;
+}
+
+void start_mpi() {
+  if (g_started) return;
+  int provided = 0;
+  check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  g_started = true;
+  // Errors come back as codes (check() turns them into exceptions) instead of aborting
+  // inside MPI without a message of ours.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm node;
+  check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  MPI_Comm_rank(node, &g_node_rank);
+  MPI_Comm_size(node, &g_node_size);
+  MPI_Comm_free(&node);
+}
+
+Comm& world_comm() {
+  int size = 1;
+  if (g_started) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) return serial_comm();
+  static MpiComm comm;
+  return comm;
+}
+
+int node_rank() {
+  return g_node_rank;
+}
+
+int node_size() {
+  return g_node_size;
+}
+
+void end_mpi(int exit_code, bool together) {
+  if (!g_started) return;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (!together && size > 1) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  MPI_Finalize();
+  g_started = false;
+}
+
+#else  // without MPI: one rank
+
+bool mpi_built() {
+  return false;
+}
+
+void start_mpi() {}
+
+Comm& world_comm() {
+  return serial_comm();
+}
+
+int node_rank() {
+  return 0;
+}
+
+int node_size() {
+  return 1;
+}
+
+void end_mpi(int, bool) {}
+
+#endif
+
+}  // namespace tessera::parallel

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Runs of several MPI ranks, end to end (`mpirun -np N tessera run ...`):
+#   1. Every dataset of every plot file and of the final checkpoint of 2, 3 and 4 ranks
+#      equals one rank's byte for byte: uniform Sedov, adaptive runs regridded every root
+#      step (families added, removed and moved between ranks) with a passive scalar, with
+#      relaxing TVD, GLM-MHD, self-gravity with the potential correction, and the double
+#      Mach reflection (problem-defined boundaries).
+#   2. A checkpoint of 4 ranks restarts on 2 and on 1 and ends equal to one rank's
+#      uninterrupted run.
+#   3. Faults: an unphysical cell stops every rank with exit 4 and one message naming the
+#      failing rank; a parameter error and a damaged checkpoint give one message and exit 2
+#      and 3; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
+# Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
+# Environment: TESSERA_TEST_BACKEND=cuda runs 1 and 2 on the GPU backend (the ranks of a
+# host take its GPUs in turn, or share one); MPI_TEST_CASES restricts section 1.
+set -uo pipefail
+tessera=$1
+src=$2
+work=$3
+mpirun=${4:-mpirun}
+rm -rf "$work"
+mkdir -p "$work"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+# Two cores run up to 4 ranks.
+on() {
+  local n=$1
+  shift
+  "$mpirun" --oversubscribe -np "$n" "$tessera" "$@"
+}
+compare() {
+  "${PYTHON:-/usr/bin/python3}" "$src/scripts/compare_h5.py" "$1" "$2"
+}
+p=$src/problems
+blob=(mesh.nx=[32,16,16] mesh.xmax=[1,0.5,0.5] problem.center=[0.3,0.25,0.25]
+  problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1)
+
+# --- 1. bitwise equal to one rank -----------------------------------------------------------
+# name | parameter file and overrides (each a few seconds on one core)
+case_args() {
+  case $1 in
+    sedov) echo "$p/sedov/sedov.toml mesh.nx=[32,32,32] run.max_steps=10 output.dt=0.002" ;;
+    blob_scalar) echo "$p/blob/blob.toml ${blob[*]} amr.max_level=2 hydro.passive_scalars=1 run.max_steps=12 output.dt=0.02" ;;
+    blob_rtvd) echo "$p/blob/blob.toml ${blob[*]} amr.max_level=1 hydro.scheme=relaxing_tvd hydro.cfl=0.8 run.max_steps=12 output.dt=0.04" ;;
+    mhd_blast) echo "$p/mhd_blast/mhd_blast.toml mesh.nx=[32,32,32] mesh.xmin=[-0.5,-0.5,-0.5] mesh.xmax=[0.5,0.5,0.5] amr.max_level=1 run.max_steps=6 output.dt=0.005" ;;
+    gravity) echo "$p/blob/blob.toml mesh.nx=[16,16,16] mesh.xmax=[0.5,0.5,0.5] problem.center=[0.15,0.25,0.25] problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1 amr.max_level=2 gravity.enabled=true run.max_steps=4 output.dt=0.005" ;;
+    double_mach) echo "$p/double_mach/double_mach.toml mesh.nx=[64,16,16] mesh.xmax=[4,1,1] amr.max_level=1 amr.regrid_interval=1 run.max_steps=10 output.dt=0.01" ;;
+  esac
+}
+backend=${TESSERA_TEST_BACKEND:-cpu}
+for c in ${MPI_TEST_CASES:-sedov blob_scalar blob_rtvd mhd_blast gravity double_mach}; do
+  read -r -a args <<<"$(case_args "$c") run.backend=$backend"
+  steps=$(printf '%s\n' "${args[@]}" | sed -n 's/^run.max_steps=//p')
+  args+=(output.checkpoint_interval="$steps")
+  "$tessera" run "${args[@]}" output.dir="$work/$c/1" >"$work/$c.1.log" 2>&1 ||
+    { fail "$c: one rank exited $?"; continue; }
+  for n in 2 3 4; do
+    if ! on "$n" run "${args[@]}" output.dir="$work/$c/$n" >"$work/$c.$n.log" 2>&1; then
+      fail "$c: $n ranks exited $? (see $work/$c.$n.log)"
+      continue
+    fi
+    grep -q "^ranks: $n (MPI)" "$work/$c.$n.log" || fail "$c: the log of $n ranks has no rank table"
+    if result=$(compare "$work/$c/1" "$work/$c/$n"); then
+      echo "$c, $n ranks: $result"
+    else
+      fail "$c, $n ranks differ from one rank: $result"
+    fi
+  done
+done
+
+# --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
+read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
+args+=(run.max_steps=12 output.enabled=false output.checkpoint_interval=6 output.checkpoint_keep=4)
+"$tessera" run "${args[@]}" output.dir="$work/restart_ref" >"$work/restart_ref.log" 2>&1 ||
+  fail "restart reference exited $?"
+on 4 run "${args[@]}" output.dir="$work/restart_4" >"$work/restart_4.log" 2>&1 ||
+  fail "4 ranks exited $?"
+for n in 2 1; do
+  dir=$work/restart_on_$n
+  mkdir -p "$dir"
+  cp "$work/restart_4/blob.chk.00000006.h5" "$dir/"
+  if [ "$n" -eq 1 ]; then
+    "$tessera" run "${args[@]}" output.dir="$dir" --restart latest >"$dir.log" 2>&1 ||
+      fail "restart on 1 rank exited $?"
+  else
+    on "$n" run "${args[@]}" output.dir="$dir" --restart latest >"$dir.log" 2>&1 ||
+      fail "restart on $n ranks exited $?"
+  fi
+  for d in /data /state /mesh; do
+    h5diff -q "$work/restart_ref/blob.chk.00000012.h5" "$dir/blob.chk.00000012.h5" $d $d ||
+      fail "checkpoint of 4 ranks restarted on $n: $d differs from the uninterrupted run"
+  done
+done
+
+# --- 3. faults (backend-independent: on the CPU only) ----------------------------------------
+if [ "$backend" != cpu ]; then
+  [ $failures -eq 0 ] && echo "all MPI checks passed ($backend backend, sections 1 and 2)"
+  exit $((failures != 0))
+fi
+# An unphysical cell (a blast of 1e300) on the ranks that own the centre.
+bad=(run "$p/sedov/sedov.toml" mesh.nx=[32,32,32] problem.energy=1e300 problem.radius=0.02
+  run.max_steps=2 output.dir="$work/bad")
+on 3 "${bad[@]}" >"$work/bad.log" 2>"$work/bad.err"
+code=$?
+[ $code -eq 4 ] || fail "unphysical cell on 3 ranks: exit $code, expected 4"
+n=$(grep -c "^tessera: error (rank [0-9] of 3): .*unphysical state" "$work/bad.err")
+[ "$n" -eq 1 ] || fail "unphysical cell on 3 ranks: $n error messages naming the rank, expected 1"
+# A parameter error: every rank finds it; one message, exit 2.
+on 3 run "$p/sedov/sedov.toml" hydro.cfl=7 output.dir="$work/param" >/dev/null 2>"$work/param.err"
+code=$?
+[ $code -eq 2 ] || fail "parameter error on 3 ranks: exit $code, expected 2"
+n=$(grep -c "^tessera: error" "$work/param.err")
+[ "$n" -eq 1 ] || fail "parameter error on 3 ranks: $n messages, expected 1"
+# A damaged checkpoint: every rank reads it and finds the damage; one message, exit 3.
+mkdir -p "$work/damaged"
+cp "$work/restart_4/blob.chk.00000006.h5" "$work/damaged/"
+# 64 bytes of the first chunk of the root level's data set to 0xFF.
+"${PYTHON:-/usr/bin/python3}" - "$work/damaged/blob.chk.00000006.h5" <<'PY' ||
+import sys, h5py
+path = sys.argv[1]
+with h5py.File(path, "r") as f:
+    base = f.userblock_size
+    offset = f["data/level_0"].id.get_chunk_info(0).byte_offset
+with open(path, "r+b") as f:
+    f.seek(base + offset + 256)
+    f.write(b"\xff" * 64)
+PY
+  fail "damaged checkpoint: could not place the change"
+on 3 run "${args[@]}" output.dir="$work/damaged" \
+  --restart "$work/damaged/blob.chk.00000006.h5" >/dev/null 2>"$work/damaged.err"
+code=$?
+[ $code -eq 3 ] || fail "damaged checkpoint on 3 ranks: exit $code, expected 3"
+n=$(grep -c "^tessera: error" "$work/damaged.err")
+[ "$n" -eq 1 ] || fail "damaged checkpoint on 3 ranks: $n messages, expected 1"
+# Signals: to mpirun (SIGUSR1, which it passes on; SIGTERM, which it passes on before it
+# ends the job itself) and to one rank (SIGTERM). Every rank learns of the signal at the
+# next step's agreement, they stop after that step with one checkpoint, and the ranks exit
+# 11 like one rank (mpirun's own exit status after a SIGTERM is Open MPI's: non-zero).
+term=(run "$p/blob/blob.toml" amr.max_level=1 mesh.nx=[16,16,16] run.max_steps=400
+  output.enabled=false output.checkpoint_interval=1000 run.log_interval=1)
+for how in usr1_mpirun term_mpirun term_rank; do
+  # mpirun itself in the background (not through on(): $! would be a subshell's).
+  "$mpirun" --oversubscribe -np 2 "$tessera" "${term[@]}" output.dir="$work/$how" \
+    >"$work/$how.log" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do
+    grep -q "^step       5 " "$work/$how.log" 2>/dev/null && break
+    sleep 0.1
+  done
+  case $how in
+    usr1_mpirun) kill -USR1 $pid ;;
+    term_mpirun) kill -TERM $pid ;;
+    term_rank) pkill -TERM -n -f "tessera run .*output.dir=$work/$how" ;;
+  esac
+  wait $pid
+  code=$?
+  if [ $how = term_mpirun ]; then
+    [ $code -ne 0 ] || fail "$how: exit 0"
+  else
+    [ $code -eq 11 ] || fail "$how: exit $code, expected 11"
+  fi
+  grep -q "received signal" "$work/$how.log" || fail "$how: no log line"
+  n=$(ls "$work/$how"/blob.chk.*.h5 2>/dev/null | wc -l)
+  [ "$n" -eq 1 ] || fail "$how: $n checkpoints, expected 1"
+done
+
+if [ $failures -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all MPI checks passed"
