@@ -35,6 +35,38 @@ void log_parameters(const std::string& file, const Params& params) {
   log_line("effective parameters:\n%s", params.to_toml().c_str());
 }
 
+// How `ranks` MPI ranks would share the run (tessera check --ranks): the root level's
+// families cut along the curve as Partition::along_curve cuts them (floor or ceil of the
+// mean each), and what each rank holds.
+std::string decomposition_summary(const Params& params, const evolve::MemoryEstimate& memory,
+                                  int ranks) {
+  const long long families = memory.root_patches / mesh::kFamilySize;
+  const long long low = families / ranks, high = low + (families % ranks ? 1 : 0);
+  const double mean = static_cast<double>(families) / ranks;
+  std::string s = strprintf(
+      "# on %d ranks: the root level's %lld patch groups (%lld cells) are cut along the Morton "
+      "curve into pieces of %lld%s groups per rank (%lld%s cells); the most loaded rank has "
+      "%.1f%% more than the mean\n",
+      ranks, families, families * mesh::kFamilySize * mesh::kPatchCells, low,
+      high != low ? strprintf("-%lld", high).c_str() : "",
+      low * mesh::kFamilySize * mesh::kPatchCells,
+      high != low ? strprintf("-%lld", high * mesh::kFamilySize * mesh::kPatchCells).c_str() : "",
+      mean > 0 ? 100.0 * (high / mean - 1.0) : 0.0);
+  if (families < ranks)
+    s += strprintf("# warning: %d ranks for %lld root patch groups: %lld ranks own none\n", ranks,
+                   families, ranks - families);
+  if (params.integer("amr.max_level") > 0)
+    s += "# each refined level is cut the same way once the initial conditions (and later the "
+         "regrids) have made it\n";
+  s += strprintf(
+      "# memory per rank: %.3f GB of root level at start-up (every rank builds the whole "
+      "initial mesh), then about %.3f GB for its own root groups and more for the copies of "
+      "others' that it reads; %.3f GB of buffers\n",
+      memory.root_bytes / 1e9, memory.root_bytes * high / std::max(1LL, families) / 1e9,
+      memory.buffer_bytes / 1e9);
+  return s;
+}
+
 // A rank's GPU, when the run may use one (run.backend cuda or auto): its node-local rank
 // modulo the GPUs of its host. -1: none.
 int choose_device(const Params& params) {
@@ -116,7 +148,7 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
   return static_cast<int>(sim->run(control).stop);
 }
 
-int command_check(const std::string& file, const std::vector<std::string>& overrides) {
+int command_check(const std::string& file, const std::vector<std::string>& overrides, int ranks) {
   const Params params = load_run_params(file, overrides);
   // What the schema cannot check alone: the geometry and the problem's own consistency
   // (e.g. a vacuum-generating Riemann problem). No field data is allocated.
@@ -132,9 +164,11 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   evolve::check_initial_memory(params, memory);
   std::string source;
   const double available = evolve::host_memory_available(params, 0, &source);
-  std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n%s", file.c_str(),
-              geometry.root_cell_count(), evolve::memory_summary(memory, available, source).c_str(),
-              params.to_toml().c_str());
+  std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n", file.c_str(),
+              geometry.root_cell_count(),
+              evolve::memory_summary(memory, available, source).c_str());
+  if (ranks > 0) std::printf("%s", decomposition_summary(params, memory, ranks).c_str());
+  std::printf("%s", params.to_toml().c_str());
   return 0;
 }
 

@@ -14,7 +14,9 @@ namespace tessera::app {
 int command_run(const std::string& file, const std::vector<std::string>& overrides,
                 const std::string& restart, bool overwrite,
                 std::chrono::steady_clock::time_point start);
-int command_check(const std::string& file, const std::vector<std::string>& overrides);
+// `ranks` > 0: also how a run on that many MPI ranks would be decomposed.
+int command_check(const std::string& file, const std::vector<std::string>& overrides,
+                  int ranks = 0);
 // Reads every dataset of a checkpoint (checksums included) and prints what it holds.
 int command_verify(const std::string& checkpoint);
 // Prints the analytic density of the problem of `file` at time t for each cell "x y z h"

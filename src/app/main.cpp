@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
     sub->add_option("file", file, "parameter file (TOML)")->required();
     sub->add_option("overrides", overrides, "section.key=value overrides");
   }
+  int ranks = 0;
+  check
+      ->add_option("--ranks", ranks,
+                   "also say how a run on this many MPI ranks would be decomposed (pieces of "
+                   "the root level per rank, imbalance, memory per rank)")
+      ->check(CLI::Range(1, 1 << 24));
   std::string restart;
   auto* restart_option =
       run->add_option("--restart", restart,
@@ -92,7 +98,7 @@ int main(int argc, char** argv) {
       code = tessera::app::command_run(file, overrides, restart, overwrite, start);
       returned = true;
     } else if (*check) {
-      code = tessera::app::command_check(file, overrides);
+      code = tessera::app::command_check(file, overrides, ranks);
     } else if (*verify) {
       code = tessera::app::command_verify(checkpoint);
     } else if (*analytic) {

@@ -58,8 +58,10 @@ for c in ${MPI_TEST_CASES:-sedov blob_scalar blob_rtvd mhd_blast gravity double_
   "$tessera" run "${args[@]}" output.dir="$work/$c/1" >"$work/$c.1.log" 2>&1 ||
     { fail "$c: one rank exited $?"; continue; }
   for n in 2 3 4; do
-    if ! on "$n" run "${args[@]}" output.dir="$work/$c/$n" >"$work/$c.$n.log" 2>&1; then
-      fail "$c: $n ranks exited $? (see $work/$c.$n.log)"
+    on "$n" run "${args[@]}" output.dir="$work/$c/$n" >"$work/$c.$n.log" 2>&1
+    code=$?
+    if [ $code -ne 0 ]; then
+      fail "$c: $n ranks exited $code (see $work/$c.$n.log)"
       continue
     fi
     grep -q "^ranks: $n (MPI)" "$work/$c.$n.log" || fail "$c: the log of $n ranks has no rank table"
