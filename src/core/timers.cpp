@@ -5,8 +5,8 @@
 namespace tessera {
 
 const char* stage_name(Stage s) {
-  static const char* kNames[] = {"init", "flag",  "regrid", "prepare", "solve",
-                                 "idle", "close", "reflux", "gravity", "output"};
+  static const char* kNames[] = {"init",  "flag",   "regrid",  "prepare", "solve",   "idle",
+                                 "close", "reflux", "gravity", "output",  "exchange"};
   return kNames[static_cast<int>(s)];
 }
 

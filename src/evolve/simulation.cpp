@@ -158,7 +158,8 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   // Several ranks stage their patches per batch: the resident level step is not decomposed
   // (gpu.resident = "on" is refused there by run(), with the reason).
   const bool one_rank = comm.size() == 1;
-  if (resident == "auto" && on_gpu && !one_rank)
+  if (resident == "auto" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
+      !problem_bc && !one_rank)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the device-resident "
         "mode runs on one rank only for now");

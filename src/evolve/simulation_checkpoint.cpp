@@ -29,6 +29,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   io::CheckpointState st;
   std::unique_ptr<mesh::Mesh> m;
   parallel::agreed(*comm_, [&] {
+    const std::lock_guard<std::mutex> lock(io::hdf5_mutex());
     st = checkpoint.state();
     m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
     if (verify_mesh_) m->check_invariants();

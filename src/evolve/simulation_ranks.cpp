@@ -32,7 +32,11 @@ void Simulation::repartition(bool trim) {
         parallel::plan_level(*mesh_, partition_, level, poisson_ != nullptr);
     x.send.resize(ranks);
     x.receive.resize(ranks);
+    x.send_same.resize(ranks);
+    x.receive_same.resize(ranks);
     for (int q = 0; q < ranks; ++q) {
+      x.send_same[q] = plans[q].same_level[rank].size();
+      x.receive_same[q] = plans[rank].same_level[q].size();
       x.send[q] = plans[q].same_level[rank];
       x.send[q].insert(x.send[q].end(), plans[q].coarse[rank].begin(), plans[q].coarse[rank].end());
       x.receive[q] = plans[rank].same_level[q];
@@ -76,28 +80,40 @@ void Simulation::trim_store() {
 
 namespace {
 
-// Both time levels of each listed patch, in list order: a buffer's previous state serves
-// the time interpolation of finer levels, and one-level fields live in the current slot.
-std::vector<double> pack(const mesh::Mesh& m, const std::vector<int>& patches) {
+// The listed patches in list order: the first `same` (a level's own neighbours, whose
+// ghost zones are read at the current time only; one-level fields live in the current
+// slot too) in their current state, the rest (the coarser level's, which finer levels
+// interpolate in time) with both time levels. `same` = 0: every patch with both.
+std::vector<double> pack(const mesh::Mesh& m, const std::vector<int>& patches,
+                         std::size_t same = 0) {
   std::vector<double> buf;
-  buf.reserve(patches.size() * 2 * m.patch_reals());
-  for (const int p : patches)
+  buf.reserve((2 * patches.size() - same) * m.patch_reals());
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    const int p = patches[i];
+    if (i < same) {
+      buf.insert(buf.end(), m.current(p), m.current(p) + m.patch_reals());
+      continue;
+    }
     for (int slot = 0; slot < 2; ++slot)
       buf.insert(buf.end(), m.data(slot, p), m.data(slot, p) + m.patch_reals());
+  }
   return buf;
 }
 
-void unpack(mesh::Mesh& m, const std::vector<int>& patches, const std::vector<double>& buf,
-            int from) {
-  if (buf.size() != patches.size() * 2 * m.patch_reals())
+void unpack(mesh::Mesh& m, const std::vector<int>& patches, std::size_t same,
+            const std::vector<double>& buf, int from) {
+  if (buf.size() != (2 * patches.size() - same) * m.patch_reals())
     throw Error(ErrorKind::kInternal, strprintf("rank %d sent %zu values for %zu patches", from,
                                                 buf.size(), patches.size()));
   const double* at = buf.data();
-  for (const int p : patches)
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    const int p = patches[i];
     for (int slot = 0; slot < 2; ++slot) {
+      if (i < same && slot != m.current_slot(m.patch(p).level)) continue;
       std::copy_n(at, m.patch_reals(), m.data(slot, p));
       at += m.patch_reals();
     }
+  }
 }
 
 }  // namespace
@@ -125,7 +141,7 @@ void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
   std::vector<std::vector<double>> out(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) out[q] = pack(*mesh_, send[q]);
   const auto got = comm_->exchange(std::move(out));
-  for (int q = 0; q < comm_->size(); ++q) unpack(*mesh_, receive[q], got[q], q);
+  for (int q = 0; q < comm_->size(); ++q) unpack(*mesh_, receive[q], 0, got[q], q);
 }
 
 void Simulation::restrict_level(int level) {
@@ -218,9 +234,10 @@ void Simulation::exchange_buffers(int level) const {
   if (poison_foreign_)
     poison_families(level, [&](int g) { return !partition_.owns(comm_->rank(), g); });
   std::vector<std::vector<double>> send(comm_->size());
-  for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q]);
+  for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q], x.send_same[q]);
   const auto got = comm_->exchange(std::move(send));
-  for (int q = 0; q < comm_->size(); ++q) unpack(*mesh_, x.receive[q], got[q], q);
+  for (int q = 0; q < comm_->size(); ++q)
+    unpack(*mesh_, x.receive[q], x.receive_same[q], got[q], q);
 }
 
 void Simulation::gather_on_root() {
@@ -244,7 +261,7 @@ void Simulation::gather_on_root() {
       for (const int g : mesh_->groups(level))
         if (partition_.owns(q, g))
           for (int c = 0; c < mesh::kFamilySize; ++c) theirs.push_back(g + c);
-    unpack(*mesh_, theirs, got[q], q);
+    unpack(*mesh_, theirs, 0, got[q], q);
   }
 }
 

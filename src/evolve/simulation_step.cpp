@@ -138,8 +138,13 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   // unphysical cell) stops every rank with the lowest failing rank's error, the one a
   // single rank reports, before anyone enters a later collective (the next pass's
   // exchange, the gravity solve's gather).
+  // The time of the exchanges and agreements (waits for slower ranks included) is the
+  // exchange stage's.
   for (Pass* pass : schedule_) {
-    if (ranks && pass->reads_neighbours(level)) exchange_buffers(level);
+    if (ranks && pass->reads_neighbours(level)) {
+      ScopedTimer t(timers_, Stage::kExchange);
+      exchange_buffers(level);
+    }
     std::exception_ptr error;
     try {
       const PassStats s = pass->run(step);
@@ -149,12 +154,18 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       if (!ranks) throw;
       error = std::current_exception();
     }
-    if (ranks) comm_->agree(error);
+    if (ranks) {
+      ScopedTimer t(timers_, Stage::kExchange);
+      comm_->agree(error);
+    }
   }
-  speeds_[level] = comm_->max(speed);
-  floored_ += comm_->sum(floored);
-  // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.
-  if (ranks && level > 0) registers_.exchange(level - 1, *comm_);
+  {
+    ScopedTimer t(timers_, Stage::kExchange);
+    speeds_[level] = comm_->max(speed);
+    floored_ += comm_->sum(floored);
+    // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.
+    if (ranks && level > 0) registers_.exchange(level - 1, *comm_);
+  }
   ++level_steps_[level];
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
   if (level + 1 >= mesh_->num_levels()) return;

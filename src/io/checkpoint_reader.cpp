@@ -202,6 +202,11 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   header_.step = checked.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
 }
 
+std::mutex& hdf5_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 bool CheckpointReader::has_digests() const {
   return header_.format_version >= 2;
 }

@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <mutex>
 
 #include "h5_compare.hpp"
 #include "run_problem.hpp"
@@ -301,8 +300,8 @@ TEST(VirtualRanks, AdaptiveDoubleMachWithProblemBoundariesOutputsEqualOneRank) {
 // A checkpoint written by 4 ranks restarts on 2 ranks and on 1: each ends with the
 // checkpoint an uninterrupted run on one rank writes, dataset for dataset (the blob
 // crossing 2 levels, regridded every root step, checkpoint at step 8 of 16). The virtual
-// ranks read the checkpoint one after the other (HDF5 is not thread-safe here; MPI ranks
-// are processes).
+// ranks read the checkpoint one after the other (io::hdf5_mutex: HDF5 is not thread-safe
+// here; MPI ranks are processes).
 TEST(VirtualRanks, CheckpointOfFourRanksRestartsOnTwoAndOneRank) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "tessera_vr_restart";
@@ -331,14 +330,10 @@ TEST(VirtualRanks, CheckpointOfFourRanksRestartsOnTwoAndOneRank) {
   for (const int ranks : {2, 1}) {
     const std::string dir = "restart_on_" + std::to_string(ranks);
     const Params p = evolve::restart_params(params_for(dir), {}, reader.header(), middle);
-    std::mutex reading;
     parallel::VirtualRanks(ranks).run([&](parallel::Comm& comm) {
       evolve::Simulation sim(p, comm);
       sim.set_poison_foreign_patches(true);
-      {
-        const std::lock_guard<std::mutex> lock(reading);
-        sim.restart(reader);
-      }
+      sim.restart(reader);  // its reads one rank at a time (io::hdf5_mutex)
       EXPECT_EQ(sim.step(), 8);
       sim.run();
       EXPECT_EQ(sim.step(), 16);

@@ -20,6 +20,7 @@ enum class Stage {
   kReflux,
   kGravity,  // Poisson solves and the kicks of self-gravity
   kOutput,
+  kExchange,  // several ranks: the level step's buffer patches, flux registers and agreements
   kCount
 };
 

@@ -228,7 +228,9 @@ class Simulation {
   // before a level step (same-level buffers, then the coarser level's).
   struct LevelExchange {
     std::vector<int> groups;
-    std::vector<std::vector<int>> send, receive;  // [peer]
+    // [peer]: the same-level patches, then the coarser level's.
+    std::vector<std::vector<int>> send, receive;
+    std::vector<std::size_t> send_same, receive_same;  // [peer]: how many are same-level
   };
   std::vector<LevelExchange> exchanges_;
   physics::Model model_;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,11 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& mesh,
 // the stored digest; Error(kIo) naming the file when any byte changed. Reads the whole file
 // and parses none of it, so it runs before HDF5 interprets damaged structures.
 bool check_file_digest(const std::string& path);
+
+// HDF5 (a build without its thread-safe option) must not be entered by two threads at once:
+// the virtual ranks of a process (threads) take this lock around their reads of a
+// checkpoint. MPI ranks are processes and never wait on it.
+std::mutex& hdf5_mutex();
 
 // Opens a checkpoint and checks what it is before anything is trusted. Errors:
 // kInput for a file that is not a Tessera checkpoint of this format version and precision;
