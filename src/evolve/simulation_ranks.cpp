@@ -75,7 +75,9 @@ void Simulation::trim_store() {
   const std::vector<char> want = wanted_families();
   for (std::size_t f = 0; f < want.size(); ++f)
     if (!want[f]) mesh_->release(static_cast<int>(f) * mesh::kFamilySize);
-  mesh_->compact();
+  // Compacting copies every held family: only when more than a fifth of the pool is
+  // unused room (the next regrid's new families fill released positions first).
+  if (mesh_->free_families() * 4 > mesh_->held_families()) mesh_->compact();
 }
 
 namespace {

@@ -148,8 +148,9 @@ class Mesh {
   void hold(int first_patch);
   void release(int first_patch);
   void compact();
-  // Families whose data this process holds.
+  // Families whose data this process holds; released positions that hold() will reuse.
   int held_families() const;
+  int free_families() const { return static_cast<int>(free_families_.size()); }
   // Device residency (evolve/resident.hpp): a time level whose newest data are on the GPU
   // is marked stale, and data() refuses it with Error(kInternal) until it is copied back,
   // so that a host-side reader that forgot to ask for the copy is found at once.
