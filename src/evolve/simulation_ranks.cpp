@@ -12,6 +12,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/mesh/prolongation.hpp"
 
@@ -82,40 +83,56 @@ void Simulation::trim_store() {
 
 namespace {
 
+// Where patch i of a list starts in its message: the first `same` patches hold one time
+// level, the others two.
+std::size_t offset(std::size_t i, std::size_t same, std::size_t n) {
+  return i < same ? i * n : (same + 2 * (i - same)) * n;
+}
+
 // The listed patches in list order: the first `same` (a level's own neighbours, whose
 // ghost zones are read at the current time only; one-level fields live in the current
 // slot too) in their current state, the rest (the coarser level's, which finer levels
-// interpolate in time) with both time levels. `same` = 0: every patch with both.
+// interpolate in time) with both time levels. `same` = 0: every patch with both. Copied
+// by the OpenMP threads: a message of a large level is tens of megabytes.
 std::vector<double> pack(const mesh::Mesh& m, const std::vector<int>& patches,
                          std::size_t same = 0) {
-  std::vector<double> buf;
-  buf.reserve((2 * patches.size() - same) * m.patch_reals());
-  for (std::size_t i = 0; i < patches.size(); ++i) {
-    const int p = patches[i];
-    if (i < same) {
-      buf.insert(buf.end(), m.current(p), m.current(p) + m.patch_reals());
-      continue;
-    }
-    for (int slot = 0; slot < 2; ++slot)
-      buf.insert(buf.end(), m.data(slot, p), m.data(slot, p) + m.patch_reals());
-  }
+  const std::size_t n = m.patch_reals();
+  std::vector<double> buf(offset(patches.size(), same, n));
+  ParallelErrors errors;
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    errors.run(static_cast<std::int64_t>(i), [&] {
+      const int p = patches[i];
+      double* at = buf.data() + offset(i, same, n);
+      if (i < same) {
+        std::copy_n(m.current(p), n, at);
+        return;
+      }
+      for (int slot = 0; slot < 2; ++slot) std::copy_n(m.data(slot, p), n, at + slot * n);
+    });
+  errors.rethrow();
   return buf;
 }
 
 void unpack(mesh::Mesh& m, const std::vector<int>& patches, std::size_t same,
             const std::vector<double>& buf, int from) {
-  if (buf.size() != (2 * patches.size() - same) * m.patch_reals())
+  const std::size_t n = m.patch_reals();
+  if (buf.size() != offset(patches.size(), same, n))
     throw Error(ErrorKind::kInternal, strprintf("rank %d sent %zu values for %zu patches", from,
                                                 buf.size(), patches.size()));
-  const double* at = buf.data();
-  for (std::size_t i = 0; i < patches.size(); ++i) {
-    const int p = patches[i];
-    for (int slot = 0; slot < 2; ++slot) {
-      if (i < same && slot != m.current_slot(m.patch(p).level)) continue;
-      std::copy_n(at, m.patch_reals(), m.data(slot, p));
-      at += m.patch_reals();
-    }
-  }
+  ParallelErrors errors;
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < patches.size(); ++i)
+    errors.run(static_cast<std::int64_t>(i), [&] {
+      const int p = patches[i];
+      const double* at = buf.data() + offset(i, same, n);
+      if (i < same) {
+        std::copy_n(at, n, m.data(m.current_slot(m.patch(p).level), p));
+        return;
+      }
+      for (int slot = 0; slot < 2; ++slot) std::copy_n(at + slot * n, n, m.data(slot, p));
+    });
+  errors.rethrow();
 }
 
 }  // namespace
