@@ -108,10 +108,11 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
   parallel::agreed(comm, [&] {
     if (root) lock.emplace(requested->string("output.dir"));
   });
-  const int device = choose_device(*requested);
-  // Claimed once the run is set up (parameters, problem, memory checked): --overwrite
-  // deletes nothing for a run that cannot start.
+  int device = -1;
+  parallel::agreed(comm, [&] { device = choose_device(*requested); });
   std::unique_ptr<evolve::Simulation> sim;
+  // The output directory is claimed once the run is set up (parameters, problem, memory
+  // checked): --overwrite deletes nothing for a run that cannot start.
   if (restart.empty()) {
     log_parameters(file, *requested);
     log_ranks(comm, device);
@@ -237,6 +238,8 @@ std::string version_text() {
   std::string s = "tessera " + version_string() + "\n";
   s += strprintf("backends: cpu (OpenMP, %d threads)%s\n", omp_get_max_threads(),
                  evolve::cuda_backend_built() ? ", cuda" : "");
+  s += parallel::mpi_built() ? "ranks: MPI (mpirun -np N tessera run ...)\n"
+                             : "ranks: one (built without MPI)\n";
   s += "gpu: " + evolve::cuda_device_description();
   return s;
 }

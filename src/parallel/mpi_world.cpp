@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <string>
@@ -200,8 +201,22 @@ bool mpi_built() {
   return true;
 }
 
+// Whether a launcher started this process as a rank of a job: the variables Open MPI's
+// mpirun (OMPI_*), PMIx (Open MPI 5, srun --mpi=pmix), PMI (MPICH, Intel MPI, srun
+// --mpi=pmi2) and MVAPICH set. Without one the process is a job of one rank and does not
+// initialise MPI (a singleton start fails on some clusters' nodes); copies of the binary
+// started by a launcher unknown here would each run the whole problem, and the second to
+// reach the output directory stops with exit 2 (docs/checkpoints.md, one run per
+// directory).
+bool launched_as_rank() {
+  for (const char* v :
+       {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
 void start_mpi() {
-  if (g_started) return;
+  if (g_started || !launched_as_rank()) return;
   int provided = 0;
   check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   g_started = true;

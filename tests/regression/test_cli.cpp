@@ -64,6 +64,21 @@ TEST(Cli, CheckPrintsEffectiveParametersWithDefaults) {
   EXPECT_NE(r.output.find("density_floor = 1e-10"), std::string::npos) << r.output;
 }
 
+// Sod's 128x16x16 root: 8 patch groups, cut into pieces of 2 or 3 on 3 ranks (the largest
+// 12.5% above the mean of 8/3); more ranks than groups leave some idle, with a warning.
+TEST(Cli, CheckRanksDescribesTheDecomposition) {
+  Result r = run("check " + kSod + " --ranks 3");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("on 3 ranks: the root level's 8 patch groups"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("pieces of 2-3 groups per rank"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("12.5% more than the mean"), std::string::npos) << r.output;
+  r = run("check " + kSod + " --ranks 10");
+  EXPECT_NE(r.output.find("10 ranks for 8 root patch groups: 2 ranks own none"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(run("check " + kSod + " --ranks 0").status, 2);
+}
+
 TEST(Cli, ParamsReferenceListsProblemKeys) {
   const Result r = run("params");
   EXPECT_EQ(r.status, 0);

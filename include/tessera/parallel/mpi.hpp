@@ -20,7 +20,8 @@ namespace tessera::parallel {
 bool mpi_built();
 
 // Initialises MPI (MPI_Init_thread, MPI_THREAD_FUNNELED: only the main thread calls MPI) when
-// the binary has it; a second call does nothing.
+// the binary has it and a launcher (mpirun, mpiexec, srun) started the process; a process
+// started without one is a job of one rank. A second call does nothing.
 void start_mpi();
 
 // The run's ranks: the serial Comm on one process (without MPI, or an MPI world of one
