@@ -482,7 +482,7 @@ RunSummary Simulation::run(const RunControl& control) {
       }
     }
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::kNumerical) write_failure_plot();
+    if (e.kind() == ErrorKind::kNumerical) write_failure_plot(e);
     throw;
   }
   summary.loop_seconds = timers_.total() - wall0;

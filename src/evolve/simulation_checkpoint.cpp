@@ -19,6 +19,7 @@
 #include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
+#include "tessera/parallel/mpi.hpp"
 
 namespace tessera::evolve {
 
@@ -203,26 +204,30 @@ void Simulation::remove_stale_temporaries() const {
   }
 }
 
-void Simulation::write_failure_plot() const {
+void Simulation::write_failure_plot(const Error& failure) {
   // Best effort: the original error is what matters, a second one is only logged.
-  // Several ranks: no failure plot yet (each rank holds only its own patches current; the
-  // plot would gather them on rank 0 after the agreed error).
-  if (comm_->size() > 1) return;
+  // Several ranks gather their patches on rank 0, a collective: only when the error was
+  // agreed through MPI (every rank is here; the failed pass wrote only the next time
+  // level, so each rank's current one is the state at the start of the step, as on one
+  // rank). Virtual ranks (threads) write none.
+  if (comm_->size() > 1 && parallel::agreed_error_rank(failure) < 0) return;
   try {
     sync_host();
-    const std::string dir = params_.string("output.dir");
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    const std::string path =
-        strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
-    io::write_plot_file(
-        path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
-                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
-                                 derived_plot_fields()));
-    log_line(
-        "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
-        "checkpoint is untouched)",
-        path.c_str());
+    run_on_root([&] {
+      const std::string dir = params_.string("output.dir");
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      const std::string path =
+          strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
+      io::write_plot_file(
+          path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
+                                   problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
+                                   derived_plot_fields()));
+      log_line(
+          "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
+          "checkpoint is untouched)",
+          path.c_str());
+    });
   } catch (const std::exception& e) {
     log_line("could not write the diagnostic plot file: %s", e.what());
   }

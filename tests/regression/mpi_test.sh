@@ -8,7 +8,7 @@
 #   2. A checkpoint of 4 ranks restarts on 2 and on 1 and ends equal to one rank's
 #      uninterrupted run.
 #   3. Faults: an unphysical cell stops every rank with exit 4 and one message naming the
-#      failing rank; a parameter error and a damaged checkpoint give one message and exit 2
+#      failing rank, and its diagnostic plot file equals one rank's; a parameter error and a damaged checkpoint give one message and exit 2
 #      and 3; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
 # Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
 # Environment: TESSERA_TEST_BACKEND=cuda runs 1 and 2 on the GPU backend (the ranks of a
@@ -110,6 +110,14 @@ code=$?
 [ $code -eq 4 ] || fail "unphysical cell on 3 ranks: exit $code, expected 4"
 n=$(grep -c "^tessera: error (rank [0-9] of 3): .*unphysical state" "$work/bad.err")
 [ "$n" -eq 1 ] || fail "unphysical cell on 3 ranks: $n error messages naming the rank, expected 1"
+# The diagnostic plot file (the state at the start of the failed step, gathered on rank 0)
+# equals one rank's.
+"$tessera" "${bad[@]/#output.dir=*/output.dir=$work/bad_1}" >/dev/null 2>&1
+if result=$(compare "$work/bad_1" "$work/bad"); then
+  echo "unphysical cell: diagnostic plot file of 3 ranks: $result"
+else
+  fail "unphysical cell: the diagnostic plot file of 3 ranks differs from one rank's: $result"
+fi
 # A parameter error: every rank finds it; one message, exit 2.
 on 3 run "$p/sedov/sedov.toml" hydro.cfl=7 output.dir="$work/param" >/dev/null 2>"$work/param.err"
 code=$?

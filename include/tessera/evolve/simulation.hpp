@@ -204,7 +204,10 @@ class Simulation {
   void ensure_device();
   void sync_host() const;
   void write_plot(int index);
-  void write_failure_plot() const;
+  // The diagnostic plot file of a numerical failure `e` (best effort). Several ranks write
+  // it together (gathered on rank 0) when `e` was agreed between them through an MPI Comm,
+  // i.e. when every rank is here.
+  void write_failure_plot(const Error& e);
   io::ToPrimitive to_primitive() const;
   // Plot-file fields computed from the mesh (div B with mhd.plot_divb).
   std::vector<io::DerivedField> derived_plot_fields() const;
