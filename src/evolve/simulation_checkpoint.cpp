@@ -212,22 +212,13 @@ void Simulation::write_failure_plot(const Error& failure) {
   // rank). Virtual ranks (threads) write none.
   if (comm_->size() > 1 && parallel::agreed_error_rank(failure) < 0) return;
   try {
-    sync_host();
-    run_on_root([&] {
-      const std::string dir = params_.string("output.dir");
-      std::error_code ec;
-      std::filesystem::create_directories(dir, ec);
-      const std::string path =
-          strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
-      io::write_plot_file(
-          path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
-                                   problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
-                                   derived_plot_fields()));
-      log_line(
-          "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
-          "checkpoint is untouched)",
-          path.c_str());
+    const std::string path = write_plot_on_root([&](const std::string& dir) {
+      return strprintf("%s/%s.failure.%08ld.athdf", dir.c_str(), problem_name_.c_str(), step_ + 1);
     });
+    log_line(
+        "wrote diagnostic plot file %s: the state at the start of the failed step (the last "
+        "checkpoint is untouched)",
+        path.c_str());
   } catch (const std::exception& e) {
     log_line("could not write the diagnostic plot file: %s", e.what());
   }

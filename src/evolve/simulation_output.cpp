@@ -178,22 +178,30 @@ io::ToPrimitive Simulation::to_primitive() const {
   };
 }
 
-void Simulation::write_plot(int index) {
-  if (!params_.boolean("output.enabled")) return;
-  ScopedTimer t(timers_, Stage::kOutput);
+std::string Simulation::write_plot_on_root(
+    const std::function<std::string(const std::string& dir)>& name) {
+  std::string path;
   sync_host();
   run_on_root([&] {
     const std::string dir = params_.string("output.dir");
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
-    const std::string path = io::plot_file_name(dir, problem_name_, index);
+    path = name(dir);
     io::write_plot_file(
         path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
                                  problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
                                  derived_plot_fields()));
-    log_line("wrote %s", path.c_str());
   });
+  return path;
+}
+
+void Simulation::write_plot(int index) {
+  if (!params_.boolean("output.enabled")) return;
+  ScopedTimer t(timers_, Stage::kOutput);
+  const std::string path = write_plot_on_root(
+      [&](const std::string& dir) { return io::plot_file_name(dir, problem_name_, index); });
+  log_line("wrote %s", path.c_str());
 }
 
 }  // namespace tessera::evolve

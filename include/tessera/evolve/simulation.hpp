@@ -204,6 +204,9 @@ class Simulation {
   void ensure_device();
   void sync_host() const;
   void write_plot(int index);
+  // A plot file of the current state, written by rank 0 (the others' patches gathered) in
+  // output.dir under name(dir); returns its path (on rank 0; empty on the others).
+  std::string write_plot_on_root(const std::function<std::string(const std::string& dir)>& name);
   // The diagnostic plot file of a numerical failure `e` (best effort). Several ranks write
   // it together (gathered on rank 0) when `e` was agreed between them through an MPI Comm,
   // i.e. when every rank is here.
