@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   auto* restart_option =
       run->add_option("--restart", restart,
                       "continue from a checkpoint: its path, or 'latest' (the newest usable one "
-                      "in output.dir); only run end, threads, backend, [gpu] and [output] keys "
+                      "in output.dir); only run end, threads, backend, [gpu], [mpi] and [output] keys "
                       "may change");
   bool overwrite = false;
   run->add_flag("--overwrite", overwrite,

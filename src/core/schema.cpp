@@ -76,6 +76,11 @@ std::vector<ParamSpec> core_specs() {
              "checkpoints and the log's totals): auto does so for runs without refinement "
              "(amr.max_level = 0) whose data fit in the GPU's free memory, on insists, off "
              "stages every batch through the host"),
+      real("mpi", "imbalance_tolerance", 0.1, {0, kInf},
+           "several MPI ranks: after a regrid each level keeps its cuts along the curve (no "
+           "patch moves) while its most loaded rank holds at most this fraction more patch "
+           "groups than the best cut would give it; beyond that the level is cut again and "
+           "the groups that change rank migrate (0: whenever the kept cuts are not the best)"),
       {"mesh", "nx", ParamType::kInt3, {}, "root-level cells per dimension", {16, kInf}, 16, {}},
       {"mesh",
        "xmin",
@@ -294,7 +299,7 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "gpu", "mesh", "hydro", "mhd", "gravity", "amr", "output", "problem"};
+    sc.sections = {"run", "gpu", "mpi", "mesh", "hydro", "mhd", "gravity", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();
@@ -332,12 +337,12 @@ Params load_run_params(const std::string& file, const std::vector<std::string>& 
 }
 
 namespace {
-// Keys a restart may change; besides them every [gpu] and [output] key (the GPU's batching
-// and the outputs change no number of the solution).
+// Keys a restart may change; besides them every [gpu], [mpi] and [output] key (the GPU's
+// batching, the decomposition and the outputs change no number of the solution).
 const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps",   "run.threads",
                                     "run.log_interval", "run.log_seconds", "run.wall_time",
                                     "run.backend",      "run.memory_limit"};
-const char* const kRestartSections[] = {"gpu", "output"};
+const char* const kRestartSections[] = {"gpu", "mpi", "output"};
 }  // namespace
 
 bool may_change_on_restart(const std::string& name) {
@@ -353,8 +358,9 @@ std::string restart_changeable_keys(bool markdown) {
   std::string out;
   for (const char* k : kRestartKeys) out += q + k + q + ", ";
   out += "and every ";
-  for (std::size_t i = 0; i < std::size(kRestartSections); ++i)
-    out += (i ? " and " : "") + q + "[" + kRestartSections[i] + "]" + q;
+  const std::size_t n = std::size(kRestartSections);
+  for (std::size_t i = 0; i < n; ++i)
+    out += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + q + "[" + kRestartSections[i] + "]" + q;
   return out + " key";
 }
 

@@ -141,7 +141,7 @@ std::string Simulation::write_checkpoint() {
     device_current_ = false;
     resident_.reset();
     mesh_->canonicalize();
-    repartition();
+    repartition(true, true);  // the same families: the same cuts, nothing moves
     registers_.build(*mesh_, partition_, comm_->rank());
   }
   // Several ranks: rank 0 writes what every rank gathered to it, and all of them stop

@@ -162,6 +162,12 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
              regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
              regrid_stats_.families_moved);
+  if (refinement_.max_level > 0 && comm_->size() > 1)
+    log_line(
+        "  ranks: levels cut again %lld times (mpi.imbalance_tolerance = %g); %lld families "
+        "changed rank",
+        regrid_stats_.rebalances, params_.real("mpi.imbalance_tolerance"),
+        regrid_stats_.families_migrated);
   std::string per_level;
   for (std::size_t l = 0; l < level_steps_.size(); ++l)
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);

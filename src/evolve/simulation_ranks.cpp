@@ -18,9 +18,15 @@
 
 namespace tessera::evolve {
 
-void Simulation::repartition(bool trim) {
+void Simulation::repartition(bool trim, bool follow) {
   const int ranks = comm_->size(), rank = comm_->rank();
-  partition_ = parallel::Partition::along_curve(*mesh_, ranks);
+  if (follow && ranks > 1) {
+    partition_ = parallel::Partition::following(*mesh_, partition_,
+                                                params_.real("mpi.imbalance_tolerance"));
+    regrid_stats_.rebalances += static_cast<long long>(partition_.recut_levels().size());
+  } else {
+    partition_ = parallel::Partition::along_curve(*mesh_, ranks);
+  }
   exchanges_.assign(mesh_->num_levels(), {});
   for (int level = 0; level < mesh_->num_levels(); ++level) {
     LevelExchange& x = exchanges_[level];
@@ -225,6 +231,7 @@ void Simulation::migrate_level(int level, const FamilyOwners& before,
   for (const int g : mesh_->groups(level)) {
     const auto it = before.find({level, mesh_->patch(g).coord()});
     if (it == before.end()) continue;  // new: prolonged by its rank
+    if (it->second != partition_.owner(g)) ++regrid_stats_.families_migrated;
     for (int c = 0; c < mesh::kFamilySize; ++c)
       moves.push_back({g + c, it->second, partition_.owner(g)});
   }

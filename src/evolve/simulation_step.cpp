@@ -43,7 +43,7 @@ bool Simulation::regrid() {
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
   if (change.empty()) return false;
-  repartition(false);
+  repartition(false, true);
   const int nlev = mesh_->num_levels();
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.

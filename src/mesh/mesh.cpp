@@ -339,6 +339,10 @@ bool Mesh::has_hierarchy(const Hierarchy& refined) const {
   return true;
 }
 
+std::uint64_t Mesh::curve_key(int p) const {
+  return family_key(patches_[p - p % kFamilySize]);
+}
+
 std::vector<int> Mesh::canonical_order() const {
   std::vector<int> order;
   order.reserve(patches_.size());

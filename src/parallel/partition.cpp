@@ -12,18 +12,58 @@ Partition Partition::along_curve(const mesh::Mesh& m, int ranks) {
   p.ranks_ = ranks;
   p.owner_.assign(m.num_patches() / mesh::kFamilySize, -1);
   p.counts_.resize(m.num_levels());
+  p.starts_.resize(m.num_levels());
+  for (int level = 0; level < m.num_levels(); ++level) p.cut_level(m, level);
+  return p;
+}
+
+Partition Partition::following(const mesh::Mesh& m, const Partition& previous, double tolerance) {
+  Partition p;
+  p.ranks_ = previous.ranks_;
+  p.owner_.assign(m.num_patches() / mesh::kFamilySize, -1);
+  p.counts_.resize(m.num_levels());
+  p.starts_.resize(m.num_levels());
   for (int level = 0; level < m.num_levels(); ++level) {
-    const auto& groups = m.groups(level);  // canonical order
-    const long long n = static_cast<long long>(groups.size());
-    std::vector<int> starts(ranks + 1);
-    for (int r = 0; r <= ranks; ++r) starts[r] = static_cast<int>(n * r / ranks);
-    p.counts_[level].resize(ranks);
-    for (int r = 0; r < ranks; ++r) {
-      p.counts_[level][r] = starts[r + 1] - starts[r];
-      for (int i = starts[r]; i < starts[r + 1]; ++i) p.owner_[groups[i] / mesh::kFamilySize] = r;
+    if (level >= static_cast<int>(previous.starts_.size())) {  // a new level
+      p.cut_level(m, level);
+      continue;
+    }
+    p.starts_[level] = previous.starts_[level];
+    p.assign_level(m, level);
+    const long long n = static_cast<long long>(m.groups(level).size());
+    const long long best = (n + p.ranks_ - 1) / p.ranks_;  // along_curve's most loaded rank
+    const int most = *std::max_element(p.counts_[level].begin(), p.counts_[level].end());
+    if (most > (1.0 + tolerance) * static_cast<double>(best)) {
+      p.cut_level(m, level);
+      p.recut_.push_back(level);
     }
   }
   return p;
+}
+
+void Partition::cut_level(const mesh::Mesh& m, int level) {
+  const auto& groups = m.groups(level);  // canonical order
+  const long long n = static_cast<long long>(groups.size());
+  std::vector<std::uint64_t>& starts = starts_[level];
+  starts.assign(ranks_, 0);
+  for (int r = 1; r < ranks_; ++r) {
+    const long long i = n * r / ranks_;
+    // An empty piece at the end starts past every key (so does every later one).
+    starts[r] = i < n ? m.curve_key(groups[i]) : ~std::uint64_t{0};
+  }
+  assign_level(m, level);
+}
+
+void Partition::assign_level(const mesh::Mesh& m, int level) {
+  const std::vector<std::uint64_t>& starts = starts_[level];
+  counts_[level].assign(ranks_, 0);
+  int r = 0;
+  for (const int g : m.groups(level)) {  // keys ascend: the ranks are met in order
+    const std::uint64_t key = m.curve_key(g);
+    while (r + 1 < ranks_ && starts[r + 1] <= key) ++r;
+    owner_[g / mesh::kFamilySize] = r;
+    ++counts_[level][r];
+  }
 }
 
 namespace {

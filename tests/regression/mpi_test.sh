@@ -73,6 +73,23 @@ for c in ${MPI_TEST_CASES:-sedov blob_scalar blob_rtvd mhd_blast gravity double_
   done
 done
 
+# Load balance: the double Mach run's regrids keep the cuts of the ranks (the default
+# mpi.imbalance_tolerance) until a level is out of balance, then cut it again and migrate
+# families; with tolerance 0 every regrid that leaves a level worse than the best cut does.
+if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" double_mach "* ]]; then
+  migrated=$(sed -n 's/.* \([0-9]*\) families changed rank$/\1/p' "$work/double_mach.3.log")
+  [ "${migrated:-0}" -gt 0 ] || fail "double_mach, 3 ranks: no family changed rank at a regrid"
+  read -r -a args <<<"$(case_args double_mach) run.backend=$backend"
+  on 3 run "${args[@]}" mpi.imbalance_tolerance=0 output.checkpoint_interval=10 \
+    output.dir="$work/double_mach/3_tol0" >"$work/double_mach.3_tol0.log" 2>&1 ||
+    fail "double_mach: 3 ranks with mpi.imbalance_tolerance=0 exited $?"
+  if result=$(compare "$work/double_mach/1" "$work/double_mach/3_tol0"); then
+    echo "double_mach, 3 ranks, tolerance 0: $result"
+  else
+    fail "double_mach, 3 ranks with mpi.imbalance_tolerance=0 differ from one rank: $result"
+  fi
+fi
+
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
 read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
 args+=(run.max_steps=12 output.enabled=false output.checkpoint_interval=6 output.checkpoint_keep=4)

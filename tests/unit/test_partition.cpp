@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
 #include <limits>
 
 #include "../nested_mesh.hpp"
@@ -44,6 +45,96 @@ TEST(Partition, ContiguousPiecesOfEachLevelsCurve) {
         EXPECT_EQ(part.counts()[level], per_rank);
       }
       EXPECT_EQ(count, static_cast<int>(groups.size()));
+    }
+  }
+}
+
+// A refined region moving through the mesh: after each regrid Partition::following keeps
+// every level's cuts (families that stay keep their rank, the pieces stay contiguous)
+// until its most loaded rank exceeds the best cut's by more than the tolerance, and then
+// cuts that level as along_curve does.
+TEST(Partition, FollowingKeepsTheCutsUntilTheBalanceAsksForNewOnes) {
+  NestedSpec spec;
+  spec.cells = {64, 32, 32};
+  spec.centre = {0.4, 0.5, 0.5};
+  spec.radii = {0.25, 0.15};
+  const auto fields = mesh::testing::plain_fields(1);
+  for (const double tolerance : {0.0, 0.1, 1e9}) {
+    for (const int ranks : {2, 3, 4, 7}) {
+      SCOPED_TRACE(::testing::Message() << ranks << " ranks, tolerance " << tolerance);
+      mesh::Mesh m = nested_mesh(spec, fields);
+      Partition part = Partition::along_curve(m, ranks);
+      int recut = 0, kept_changed = 0, migrated = 0;
+      for (int step = 1; step <= 10; ++step) {
+        std::map<std::pair<int, mesh::PatchCoord>, int> before;
+        for (int level = 0; level < m.num_levels(); ++level)
+          for (const int g : m.groups(level)) before[{level, m.patch(g).coord()}] = part.owner(g);
+        NestedSpec next = spec;
+        next.centre[0] += 0.07 * step;
+        next.radii = {0.25 + 0.01 * step, 0.15 + 0.01 * step};
+        m.apply_hierarchy(nested_mesh(next, fields).hierarchy());
+        const Partition follow = Partition::following(m, part, tolerance);
+        const Partition fresh = Partition::along_curve(m, ranks);
+        const Partition kept = Partition::following(m, part, 1e300);
+        ASSERT_EQ(follow.ranks(), ranks);
+        const auto& recut_levels = follow.recut_levels();
+        for (int level = 0; level < m.num_levels(); ++level) {
+          const auto& groups = m.groups(level);
+          const bool was_recut =
+              std::find(recut_levels.begin(), recut_levels.end(), level) != recut_levels.end();
+          const bool new_level = level >= static_cast<int>(part.counts().size());
+          std::vector<int> per_rank(ranks, 0);
+          int last = 0;
+          bool changed = false;
+          for (const int g : groups) {
+            const int r = follow.owner(g);
+            ASSERT_GE(r, last) << "level " << level << ": pieces are not contiguous";
+            ASSERT_LT(r, ranks);
+            last = r;
+            ++per_rank[r];
+            const auto it = before.find({level, m.patch(g).coord()});
+            if (it == before.end()) {
+              changed = true;
+              continue;
+            }
+            if (it->second != r) ++migrated;
+            if (!was_recut && !new_level)
+              EXPECT_EQ(it->second, r) << "level " << level << ": a kept cut moved a family";
+          }
+          EXPECT_EQ(follow.counts()[level], per_rank);
+          const long long n = static_cast<long long>(groups.size());
+          const int best = static_cast<int>((n + ranks - 1) / ranks);
+          const int most = *std::max_element(per_rank.begin(), per_rank.end());
+          EXPECT_LE(most, (1 + tolerance) * best) << "level " << level << ", " << ranks << " ranks";
+          if (was_recut || new_level) {
+            for (const int g : groups) EXPECT_EQ(follow.owner(g), fresh.owner(g));
+          }
+          // What keeping every cut would have given: cut again exactly when it is out of
+          // balance, kept (the same owners) otherwise.
+          std::vector<int> kept_counts(ranks, 0);
+          for (const int g : groups) {
+            ++kept_counts[kept.owner(g)];
+            if (!was_recut) EXPECT_EQ(follow.owner(g), kept.owner(g));
+          }
+          if (!new_level)
+            EXPECT_EQ(was_recut, *std::max_element(kept_counts.begin(), kept_counts.end()) >
+                                     (1 + tolerance) * best)
+                << "level " << level;
+          if (was_recut) ++recut;
+          if (!was_recut && !new_level && changed) ++kept_changed;
+        }
+        part = follow;
+      }
+      // Both paths are taken: levels whose families changed kept their cuts, and (unless
+      // the tolerance is never reached) levels were cut again and families migrated.
+      if (tolerance < 1e9) {
+        EXPECT_GT(recut, 0);
+        EXPECT_GT(migrated, 0);
+      } else {
+        EXPECT_EQ(recut, 0);
+        EXPECT_EQ(migrated, 0);
+      }
+      if (tolerance > 0) EXPECT_GT(kept_changed, 0);
     }
   }
 }

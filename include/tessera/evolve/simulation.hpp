@@ -117,6 +117,9 @@ class Simulation {
   // Families added, removed and moved (to fill holes) by all regrids so far.
   struct RegridStats {
     long long families_added = 0, families_removed = 0, families_moved = 0;
+    // Several ranks: levels cut again at regrids (mpi.imbalance_tolerance), and families
+    // that stayed but changed rank.
+    long long rebalances = 0, families_migrated = 0;
   };
   const RegridStats& regrid_stats() const { return regrid_stats_; }
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
@@ -155,8 +158,10 @@ class Simulation {
   // rebuilt with the mesh; the buffer patches a level step reads; every patch gathered on
   // rank 0 before it writes an output; the settings several ranks cannot run yet.
   // trim: the store keeps only what wanted_families() names (a regrid trims after its
-  // moves, which read what a rank held before).
-  void repartition(bool trim = true);
+  // moves, which read what a rank held before). follow: the partition keeps the current
+  // one's cuts where the balance allows (Partition::following; a regrid, a reordering of
+  // the pool), else every level is cut afresh (a new or restarted mesh).
+  void repartition(bool trim = true, bool follow = false);
   // The families this rank's store holds between regrids and outputs: its own, the buffer
   // copies its exchange plans receive, and its families' parents (the restriction's
   // targets); [family].

@@ -93,6 +93,10 @@ class Mesh {
   // Every patch, level by level, family by family in canonical order.
   std::vector<int> canonical_order() const;
   bool is_canonical() const;
+  // Position of the family of patch `p` along its level's curve (the key groups() is
+  // sorted by): the Morton key of the family's coordinate. A family created again at the
+  // same place has the same key, so a cut between keys survives regrids.
+  std::uint64_t curve_key(int p) const;
 
   // Changes the mesh to `refined` in place: families that are no longer wanted are freed
   // (finest level first; their parents must already hold their restriction), new ones are

@@ -9,6 +9,7 @@
 // families' costs allow.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "tessera/mesh/mesh.hpp"
@@ -23,6 +24,14 @@ class Partition {
   // with floor or ceil of (families of the level) / ranks families: a patch group is the
   // unit of work, and the groups of one level cost the same (one solver call each).
   static Partition along_curve(const mesh::Mesh& m, int ranks);
+  // The partition of `m` (the mesh after a regrid) that keeps `previous`'s cuts: a cut is a
+  // position along the level's curve (mesh::Mesh::curve_key), so a family that stays keeps
+  // its rank, a new one joins the piece whose stretch of the curve holds it, and the
+  // pieces stay contiguous. A level whose most loaded rank would hold more than
+  // (1 + tolerance) times the groups of along_curve's most loaded rank is cut again (as
+  // along_curve cuts it; so is a level `previous` did not have): GAMER-2 rebalances
+  // likewise only past an imbalance threshold, since every cut moves data.
+  static Partition following(const mesh::Mesh& m, const Partition& previous, double tolerance);
 
   int ranks() const { return ranks_; }
   // Owner of the family whose first patch is `first_patch` (or of any patch of it).
@@ -30,11 +39,20 @@ class Partition {
   bool owns(int rank, int patch) const { return owner(patch) == rank; }
   // Families per rank and level, [level][rank] (empty for the one-rank default).
   const std::vector<std::vector<int>>& counts() const { return counts_; }
+  // The levels that following() cut again for their balance (empty for along_curve).
+  const std::vector<int>& recut_levels() const { return recut_; }
 
  private:
+  void cut_level(const mesh::Mesh& m, int level);
+  void assign_level(const mesh::Mesh& m, int level);
+
   int ranks_ = 1;
   std::vector<int> owner_;  // [pool slot / 8]
   std::vector<std::vector<int>> counts_;
+  // [level][r]: the curve key where rank r's piece begins; its piece holds the keys up to
+  // the next rank's start (the last rank's, to the end). Empty pieces repeat a start.
+  std::vector<std::vector<std::uint64_t>> starts_;
+  std::vector<int> recut_;
 };
 
 // What rank `rank` receives before it steps `level`, from each peer: the same-level
