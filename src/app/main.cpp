@@ -41,11 +41,11 @@ int main(int argc, char** argv) {
                    "the root level per rank, imbalance, memory per rank)")
       ->check(CLI::Range(1, 1 << 24));
   std::string restart;
-  auto* restart_option =
-      run->add_option("--restart", restart,
-                      "continue from a checkpoint: its path, or 'latest' (the newest usable one "
-                      "in output.dir); only run end, threads, backend, [gpu], [mpi] and [output] keys "
-                      "may change");
+  auto* restart_option = run->add_option(
+      "--restart", restart,
+      "continue from a checkpoint: its path, or 'latest' (the newest usable one "
+      "in output.dir); only run end, threads, backend, [gpu], [mpi] and [output] keys "
+      "may change");
   bool overwrite = false;
   run->add_flag("--overwrite", overwrite,
                 "start even though output.dir holds checkpoints of another run of the problem: "

@@ -299,7 +299,8 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "gpu", "mpi", "mesh", "hydro", "mhd", "gravity", "amr", "output", "problem"};
+    sc.sections = {"run", "gpu",     "mpi", "mesh",   "hydro",
+                   "mhd", "gravity", "amr", "output", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();

@@ -361,6 +361,7 @@ RunSummary Simulation::run(const RunControl& control) {
   const double inf = std::numeric_limits<double>::infinity();
   log_line("patches per level: %s (%lld leaf cells)", level_summary().c_str(),
            mesh_->num_leaf_cells());
+  parallel::forward_rank_messages(*comm_);  // the set-up's, from every rank
 
   if (comm_->rank() == 0) remove_stale_temporaries();
   if (resident_mode_) {
@@ -460,6 +461,7 @@ RunSummary Simulation::run(const RunControl& control) {
         logged_step = true;
         log_wall = w1;
         log_output = out;
+        parallel::forward_rank_messages(*comm_);
       }
       if (time_ >= next_plot_ || (finishing && last_plot_step_ != step_)) {
         write_plot(plot_index_++);

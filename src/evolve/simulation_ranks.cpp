@@ -21,8 +21,8 @@ namespace tessera::evolve {
 void Simulation::repartition(bool trim, bool follow) {
   const int ranks = comm_->size(), rank = comm_->rank();
   if (follow && ranks > 1) {
-    partition_ = parallel::Partition::following(*mesh_, partition_,
-                                                params_.real("mpi.imbalance_tolerance"));
+    partition_ =
+        parallel::Partition::following(*mesh_, partition_, params_.real("mpi.imbalance_tolerance"));
     regrid_stats_.rebalances += static_cast<long long>(partition_.recut_levels().size());
   } else {
     partition_ = parallel::Partition::along_curve(*mesh_, ranks);

@@ -1,8 +1,10 @@
 #include "tessera/parallel/comm.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 
 namespace tessera::parallel {
 
@@ -69,6 +71,43 @@ std::vector<std::string> gather_to_root(Comm& comm, const std::string& text) {
   if (comm.rank() == 0)
     for (const auto& r : received) texts.push_back(decode(r));
   return texts;
+}
+
+void forward_rank_messages(Comm& comm) {
+  if (comm.size() == 1) return;
+  std::vector<std::string> mine = take_rank_messages();
+  if (comm.max(static_cast<double>(mine.size())) == 0) return;
+  std::string text;
+  for (const auto& line : mine) text += line + '\n';
+  const std::vector<std::string> all = gather_to_root(comm, text);
+  if (comm.rank() != 0) return;
+  // Each distinct line of the other ranks that rank 0 did not print, in the order first
+  // met, with the ranks that logged it.
+  std::vector<std::pair<std::string, std::vector<int>>> lines;
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    std::size_t at = 0;
+    while (at < all[r].size()) {
+      const std::size_t end = all[r].find('\n', at);
+      const std::string line = all[r].substr(at, end - at);
+      at = end == std::string::npos ? all[r].size() : end + 1;
+      if (std::find(mine.begin(), mine.end(), line) != mine.end()) continue;
+      auto it =
+          std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == line; });
+      if (it == lines.end()) {
+        lines.push_back({line, {}});
+        it = std::prev(lines.end());
+      }
+      if (it->second.empty() || it->second.back() != static_cast<int>(r))
+        it->second.push_back(static_cast<int>(r));
+    }
+  }
+  for (const auto& [line, ranks] : lines) {
+    const std::size_t colon = line.find(':');  // "warning" or "note"
+    std::string who = ranks.size() == 1 ? " (rank " : " (ranks ";
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      who += (i ? ", " : "") + std::to_string(ranks[i]);
+    log_line(line.substr(0, colon) + who + ")" + line.substr(colon));
+  }
 }
 
 Comm& serial_comm() {

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/parallel/comm.hpp"
 #include "tessera/parallel/mpi.hpp"
 
@@ -87,6 +88,22 @@ TEST(MpiComm, BroadcastAndGatherOfTexts) {
   } else {
     EXPECT_TRUE(all.empty());
   }
+}
+
+// Every rank but 0 logs a note of its own: rank 0's log shows each once, naming its rank.
+TEST(MpiComm, OtherRanksNotesReachRankZerosLog) {
+  const int r = comm().rank(), n = comm().size();
+  set_log_rank(r);
+  if (r == 0) ::testing::internal::CaptureStdout();
+  log_line("note: on every rank");
+  if (r > 0) log_line("note: rank %d's own", r);
+  parallel::forward_rank_messages(comm());
+  set_log_rank(0);
+  if (r != 0) return;
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  std::string expected = "note: on every rank\n";
+  for (int q = 1; q < n; ++q) expected += strprintf("note (rank %d): rank %d's own\n", q, q);
+  EXPECT_EQ(out, expected);
 }
 
 TEST(MpiComm, AgreeReturnsWhenNoRankFailed) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/parallel/comm.hpp"
 #include "tessera/parallel/virtual_ranks.hpp"
 
@@ -130,6 +131,43 @@ TEST(VirtualRanks, ARankThatLeavesEarlyReleasesTheOthers) {
   EXPECT_EQ(released, (std::vector<int>{1, 0, 1}));
   // The object runs again afterwards.
   vr.run([](Comm& comm) { EXPECT_EQ(comm.sum(1), 3); });
+}
+
+// Only rank 0 logs; the warnings and notes of the others reach its log once, with the ranks
+// they came from, at the next forward_rank_messages. What rank 0 logged itself is not
+// repeated, and lines of the log that are neither warnings nor notes stay unforwarded.
+TEST(VirtualRanks, OtherRanksWarningsReachRankZerosLogOnce) {
+  set_log_quiet(false);
+  VirtualRanks vr(4);
+  ::testing::internal::CaptureStdout();
+  vr.run([](Comm& comm) {
+    set_log_rank(comm.rank());
+    log_line("warning: the same on every rank");
+    log_line("step line of rank %d", comm.rank());
+    if (comm.rank() > 0) log_line("note: rank %d has its own note", comm.rank());
+    if (comm.rank() == 1 || comm.rank() == 3) log_line("warning: ranks 1 and 3 only");
+    forward_rank_messages(comm);
+    forward_rank_messages(comm);  // nothing new: nothing printed
+    if (comm.rank() == 2)
+      for (int i = 0; i < kHeldMessages + 5; ++i) log_line("warning: many %d", i);
+    forward_rank_messages(comm);
+    set_log_rank(0);
+  });
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  const std::string expected =
+      "warning: the same on every rank\n"
+      "step line of rank 0\n"
+      "note (rank 1): rank 1 has its own note\n"
+      "warning (ranks 1, 3): ranks 1 and 3 only\n"
+      "note (rank 2): rank 2 has its own note\n"
+      "note (rank 3): rank 3 has its own note\n";
+  EXPECT_EQ(out.substr(0, expected.size()), expected);
+  // The third call: rank 2's first kHeldMessages lines and a count of the rest.
+  std::string rest;
+  for (int i = 0; i < kHeldMessages; ++i) rest += strprintf("warning (rank 2): many %d\n", i);
+  rest += "warning (rank 2): 5 more warnings and notes were not kept\n";
+  EXPECT_EQ(out.substr(std::min(out.size(), expected.size())), rest);
+  take_rank_messages();
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <map>
 #include <limits>
+#include <map>
 
 #include "../nested_mesh.hpp"
 #include "../test_fields.hpp"
@@ -98,8 +98,9 @@ TEST(Partition, FollowingKeepsTheCutsUntilTheBalanceAsksForNewOnes) {
               continue;
             }
             if (it->second != r) ++migrated;
-            if (!was_recut && !new_level)
+            if (!was_recut && !new_level) {
               EXPECT_EQ(it->second, r) << "level " << level << ": a kept cut moved a family";
+            }
           }
           EXPECT_EQ(follow.counts()[level], per_rank);
           const long long n = static_cast<long long>(groups.size());
@@ -114,12 +115,15 @@ TEST(Partition, FollowingKeepsTheCutsUntilTheBalanceAsksForNewOnes) {
           std::vector<int> kept_counts(ranks, 0);
           for (const int g : groups) {
             ++kept_counts[kept.owner(g)];
-            if (!was_recut) EXPECT_EQ(follow.owner(g), kept.owner(g));
+            if (!was_recut) {
+              EXPECT_EQ(follow.owner(g), kept.owner(g));
+            }
           }
-          if (!new_level)
+          if (!new_level) {
             EXPECT_EQ(was_recut, *std::max_element(kept_counts.begin(), kept_counts.end()) >
                                      (1 + tolerance) * best)
                 << "level " << level;
+          }
           if (was_recut) ++recut;
           if (!was_recut && !new_level && changed) ++kept_changed;
         }
@@ -134,7 +138,9 @@ TEST(Partition, FollowingKeepsTheCutsUntilTheBalanceAsksForNewOnes) {
         EXPECT_EQ(recut, 0);
         EXPECT_EQ(migrated, 0);
       }
-      if (tolerance > 0) EXPECT_GT(kept_changed, 0);
+      if (tolerance > 0) {
+        EXPECT_GT(kept_changed, 0);
+      }
     }
   }
 }

@@ -83,6 +83,11 @@ std::string broadcast(Comm& comm, const std::string& text);
 // Every rank's `text`, by rank, on rank 0 (empty on the other ranks; a collective).
 std::vector<std::string> gather_to_root(Comm& comm, const std::string& text);
 
+// Prints on rank 0, once, the warnings and notes that the other ranks logged since the last
+// call (take_rank_messages) and rank 0 did not log itself, each with the ranks it came
+// from: "warning (ranks 1, 3): ...". A collective; cheap when no rank has any.
+void forward_rank_messages(Comm& comm);
+
 // The sums of ordered_sum over items gathered from every rank, in ascending key order
 // (shared by the Comm implementations so that they add in exactly the same way).
 std::vector<double> sum_in_key_order(std::vector<std::pair<std::int64_t, const double*>> items,
