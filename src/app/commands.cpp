@@ -59,11 +59,11 @@ std::string decomposition_summary(const Params& params, const evolve::MemoryEsti
     s += "# each refined level is cut the same way once the initial conditions (and later the "
          "regrids) have made it\n";
   s += strprintf(
-      "# memory per rank: %.3f GB of root level at start-up (every rank builds the whole "
-      "initial mesh), then about %.3f GB for its own root groups and more for the copies of "
-      "others' that it reads; %.3f GB of buffers\n",
-      memory.root_bytes / 1e9, memory.root_bytes * high / std::max(1LL, families) / 1e9,
-      memory.buffer_bytes / 1e9);
+      "# memory per rank: about %.3f GB for its own root groups and more for the copies of "
+      "others' that it reads, %.3f GB of buffers; rank 0 holds the whole mesh (%.3f GB of "
+      "root level) while it writes an output, and every rank while it reads a checkpoint\n",
+      memory.root_bytes * high / std::max(1LL, families) / 1e9, memory.buffer_bytes / 1e9,
+      memory.root_bytes / 1e9);
   return s;
 }
 

@@ -60,8 +60,7 @@ std::unique_ptr<Executor> make_executor(const Params& p) {
                             static_cast<int>(p.integer("gpu.streams")));
 }
 
-// Restriction of every family of `level` onto its parent (the initial mesh, which every
-// rank sets whole).
+// Restriction of every family of `level` onto its parent (the initial mesh of one rank).
 void restrict_every_family(mesh::Mesh& m, int level) {
   const auto& groups = m.groups(level);
 #pragma omp parallel for schedule(static)
@@ -103,7 +102,9 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     log_line("%s", memory_summary(memory_, available, source).c_str());
   }
   check_initial_memory(params_, memory_);  // before the root level is allocated
-  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), fields_);
+  // Several ranks: the structure only; initialize() gives each rank its own data.
+  mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), fields_,
+                                       mesh::Hierarchy{}, comm.size() == 1);
   gravity::check_params(params_, mesh_->geometry());
   log_line("equations: %s", model_.describe().c_str());
   problem_ = create_problem(params_);
@@ -225,6 +226,7 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
 #pragma omp parallel for schedule(dynamic)
   for (int p = 0; p < np; ++p)
     errors.run(p, [&] {
+      if (!m.holds(p)) return;  // several ranks: another rank's patch
       const double h = m.dx(m.patch(p).level);
       Real* u = m.current(p);
       const int nvar = model_.num_vars();
@@ -311,23 +313,45 @@ void Simulation::initialize() {
   ScopedTimer t(timers_, Stage::kInit);
   // Level by level from the problem's function (Schive et al. 2010 §2.1), then restricted
   // downward so that every coarse cell is the average of what covers it.
-  // Every rank computes the whole initial mesh (no collective): an error of the problem's
-  // initial conditions or of the mesh's growth stops all ranks alike.
-  parallel::agreed(*comm_, [&] {
-    fill_from_problem(*mesh_);
-    for (int pass = 0; pass < refinement_.max_level; ++pass) {
-      const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_);
-      if (mesh_->has_hierarchy(h)) break;
+  // Several ranks: each holds the data of its own families and of the others' that its
+  // groups read (Simulation::repartition), and sets all of them from the problem: the
+  // copies equal what an exchange would bring, bit for bit, so the flags of each pass
+  // need no exchange. Errors of the problem's initial conditions or of the mesh's growth
+  // are agreed, so that they stop all ranks alike.
+  const bool ranks = comm_->size() > 1;
+  // A rank's families start at zero in both time levels, as a mesh with data does (the
+  // store's hold() fills them with NaN; the first solves read the other time level's
+  // potential).
+  auto hold_own = [&] {
+    repartition();
+    for (int p = 0; p < mesh_->num_patches(); p += mesh::kFamilySize)
+      if (mesh_->holds(p))
+        for (int slot = 0; slot < 2; ++slot)
+          std::fill_n(mesh_->data(slot, p), mesh::kFamilySize * mesh_->patch_reals(), Real(0));
+  };
+  if (ranks) hold_own();
+  parallel::agreed(*comm_, [&] { fill_from_problem(*mesh_); });
+  for (int pass = 0; pass < refinement_.max_level; ++pass) {
+    const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_,
+                                  ranks ? &partition_ : nullptr, ranks ? comm_ : nullptr);
+    if (mesh_->has_hierarchy(h)) break;
+    parallel::agreed(*comm_, [&] {
       check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                         true);
-      auto next = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h);
-      install_problem_boundary(*next);
-      fill_from_problem(*next);
-      mesh_ = std::move(next);
-    }
-  });
-  for (int level = mesh_->num_levels() - 1; level >= 1; --level)
-    restrict_every_family(*mesh_, level);
+    });
+    mesh_ = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h, !ranks);
+    install_problem_boundary(*mesh_);
+    if (ranks) hold_own();
+    parallel::agreed(*comm_, [&] { fill_from_problem(*mesh_); });
+  }
+  // Several ranks: each restricts its own families and sends each average to the rank of
+  // its parent, finest level first (as a step's restriction does).
+  for (int level = mesh_->num_levels() - 1; level >= 1; --level) {
+    if (ranks)
+      restrict_level(level);
+    else
+      restrict_every_family(*mesh_, level);
+  }
   adopt_mesh(std::move(mesh_));
   solve_gravity(true);
   log_gravity_setup();

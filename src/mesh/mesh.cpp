@@ -55,8 +55,8 @@ std::string coord_text(int level, PatchCoord pc) {
 
 }  // namespace
 
-Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined)
-    : geometry_(geometry), fields_(std::move(fields)), nvar_(fields_.size()) {
+Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined, bool with_data)
+    : geometry_(geometry), fields_(std::move(fields)), nvar_(fields_.size()), sparse_(!with_data) {
   for (const FieldInfo& f : fields_.all())
     if (f.time_levels != 1 && f.time_levels != 2)
       throw Error(ErrorKind::kInternal, "field '" + f.name + "' has " +

@@ -67,8 +67,10 @@ class Mesh {
   // Builds level 0 and, level by level, the families of `refined`, in canonical order
   // (pool order = canonical order). Every parent must exist; proper nesting is not checked
   // here (check_invariants does). Data of both time levels is zero. Every field must have
-  // 1 or 2 time levels (Error(kInternal) otherwise).
-  Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined = {});
+  // 1 or 2 time levels (Error(kInternal) otherwise). with_data = false: the structure only,
+  // a store that holds no family yet (make_sparse(); a rank of several holds its own).
+  Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refined = {},
+       bool with_data = true);
 
   const Geometry& geometry() const { return geometry_; }
   // The problem's ghost-cell states on sides with Boundary::kProblem (geometry.hpp).
