@@ -61,7 +61,7 @@ std::string decomposition_summary(const Params& params, const evolve::MemoryEsti
   s += strprintf(
       "# memory per rank: about %.3f GB for its own root groups and more for the copies of "
       "others' that it reads, %.3f GB of buffers; rank 0 holds the whole mesh (%.3f GB of "
-      "root level) while it writes an output, and every rank while it reads a checkpoint\n",
+      "root level) while it writes an output\n",
       memory.root_bytes * high / std::max(1LL, families) / 1e9, memory.buffer_bytes / 1e9,
       memory.root_bytes / 1e9);
   return s;

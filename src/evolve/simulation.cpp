@@ -319,17 +319,7 @@ void Simulation::initialize() {
   // need no exchange. Errors of the problem's initial conditions or of the mesh's growth
   // are agreed, so that they stop all ranks alike.
   const bool ranks = comm_->size() > 1;
-  // A rank's families start at zero in both time levels, as a mesh with data does (the
-  // store's hold() fills them with NaN; the first solves read the other time level's
-  // potential).
-  auto hold_own = [&] {
-    repartition();
-    for (int p = 0; p < mesh_->num_patches(); p += mesh::kFamilySize)
-      if (mesh_->holds(p))
-        for (int slot = 0; slot < 2; ++slot)
-          std::fill_n(mesh_->data(slot, p), mesh::kFamilySize * mesh_->patch_reals(), Real(0));
-  };
-  if (ranks) hold_own();
+  if (ranks) hold_new_store();
   parallel::agreed(*comm_, [&] { fill_from_problem(*mesh_); });
   for (int pass = 0; pass < refinement_.max_level; ++pass) {
     const auto h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_,
@@ -341,7 +331,7 @@ void Simulation::initialize() {
     });
     mesh_ = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h, !ranks);
     install_problem_boundary(*mesh_);
-    if (ranks) hold_own();
+    if (ranks) hold_new_store();
     parallel::agreed(*comm_, [&] { fill_from_problem(*mesh_); });
   }
   // Several ranks: each restricts its own families and sends each average to the rank of

@@ -26,20 +26,31 @@ namespace tessera::evolve {
 void Simulation::restart(const io::CheckpointReader& checkpoint) {
   ScopedTimer t(timers_, Stage::kInit);
   const auto t0 = std::chrono::steady_clock::now();
-  // Every rank reads the whole checkpoint: a damaged file stops all of them with one error.
+  // Every rank reads the checkpoint's structure, then the data of the families it holds
+  // (every byte is read and checked, a slab at a time): a damaged file stops all of them
+  // with one error.
   io::CheckpointState st;
   std::unique_ptr<mesh::Mesh> m;
+  const bool ranks = comm_->size() > 1;
   parallel::agreed(*comm_, [&] {
     const std::lock_guard<std::mutex> lock(io::hdf5_mutex());
     st = checkpoint.state();
-    m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_);
+    m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_, !ranks);
     if (verify_mesh_) m->check_invariants();
   });
   device_current_ = false;
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
   install_problem_boundary(*mesh_);
-  repartition();
+  if (ranks) {
+    hold_new_store();
+    parallel::agreed(*comm_, [&] {
+      const std::lock_guard<std::mutex> lock(io::hdf5_mutex());
+      checkpoint.read_data(*mesh_);
+    });
+  } else {
+    repartition();
+  }
   registers_.build(*mesh_, partition_, comm_->rank());  // empty: checkpoints fall between steps
   speeds_ = st.level_max_speed;
   level_steps_.assign(st.level_steps.begin(), st.level_steps.end());

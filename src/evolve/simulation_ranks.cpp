@@ -61,6 +61,16 @@ void Simulation::repartition(bool trim, bool follow) {
   if (trim) trim_store();
 }
 
+void Simulation::hold_new_store() {
+  repartition();
+  // Zero in both time levels, as a mesh with data starts (hold() fills with NaN; the first
+  // solves of self-gravity read the other time level's potential).
+  for (int p = 0; p < mesh_->num_patches(); p += mesh::kFamilySize)
+    if (mesh_->holds(p))
+      for (int slot = 0; slot < 2; ++slot)
+        std::fill_n(mesh_->data(slot, p), mesh::kFamilySize * mesh_->patch_reals(), Real(0));
+}
+
 std::vector<char> Simulation::wanted_families() const {
   std::vector<char> want(mesh_->num_patches() / mesh::kFamilySize, 0);
   auto mark = [&](int p) { want[p / mesh::kFamilySize] = 1; };

@@ -3,6 +3,7 @@
 // trusts a number; every dataset's Fletcher32 checksum and XXH3-64 digest are checked as it
 // is read.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -89,6 +90,53 @@ class Reader : public Hdf5File {
   // Reads a checksummed dataset of exactly `dims` into `out` (converted to mem_type).
   void dataset(hid_t loc, const std::string& name, hid_t mem_type, const std::vector<hsize_t>& dims,
                void* out) const {
+    Handle set = open_checked(loc, name, dims);
+    hsize_t count = 1;
+    for (hsize_t d : dims) count *= d;
+    if (count == 0) return;
+    if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) read_failed(name);
+    check_digest(set.get(), name,
+                 detail::digest64(out, static_cast<std::size_t>(count) * H5Tget_size(mem_type)));
+  }
+
+  // Reads a checksummed dataset of exactly `dims` in slabs of at most `rows` along its
+  // first dimension, in order, calling each(first row, rows, data) for each: every byte is
+  // read and digested, but no more than a slab is held at a time (a rank of several keeps
+  // only its own patches of a checkpoint).
+  template <class F>
+  void dataset_slabs(hid_t loc, const std::string& name, hid_t mem_type,
+                     const std::vector<hsize_t>& dims, hsize_t rows, F&& each) const {
+    const std::string step = "reading dataset '" + name + "'";
+    Handle set = open_checked(loc, name, dims);
+    hsize_t row_count = 1;
+    for (std::size_t d = 1; d < dims.size(); ++d) row_count *= dims[d];
+    if (dims.empty() || dims[0] * row_count == 0) return;
+    const std::size_t row_bytes = static_cast<std::size_t>(row_count) * H5Tget_size(mem_type);
+    std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(rows, dims[0])) * row_bytes);
+    Handle file_space = own(H5Dget_space(set.get()), H5Sclose, step);
+    detail::StreamDigest digest;
+    for (hsize_t first = 0; first < dims[0]; first += rows) {
+      std::vector<hsize_t> start(dims.size(), 0), count = dims;
+      start[0] = first;
+      count[0] = std::min(rows, dims[0] - first);
+      Handle mem = own(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                       H5Sclose, step);
+      check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr,
+                                count.data(), nullptr),
+            step);
+      if (H5Dread(set.get(), mem_type, mem.get(), file_space.get(), H5P_DEFAULT, buf.data()) < 0)
+        read_failed(name);
+      const std::size_t bytes = static_cast<std::size_t>(count[0]) * row_bytes;
+      digest.update(buf.data(), bytes);
+      each(first, count[0], static_cast<const void*>(buf.data()));
+    }
+    check_digest(set.get(), name, digest.value());
+  }
+
+ private:
+  // Opens dataset `name`, checking that it exists, has exactly `dims` and carries its
+  // Fletcher32 checksum.
+  Handle open_checked(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims) const {
     const std::string step = "reading dataset '" + name + "'";
     if (H5Lexists(loc, name.c_str(), H5P_DEFAULT) <= 0)
       corrupt("dataset '" + name + "' is missing");
@@ -112,25 +160,26 @@ class Reader : public Hdf5File {
     if (H5Pget_filter_by_id2(dcpl.get(), H5Z_FILTER_FLETCHER32, &flags, &nelmts, nullptr, 0,
                              nullptr, &config) < 0)
       corrupt("dataset '" + name + "' carries no Fletcher32 checksum");
-    hsize_t count = 1;
-    for (hsize_t d : dims) count *= d;
-    if (count == 0) return;
-    if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
-      const std::string detail = detail::hdf5_error_detail();
-      corrupt("dataset '" + name + "' failed its checksum or could not be read" +
-              (detail.empty() ? "" : " (HDF5: " + detail + ")"));
-    }
+    return set;
+  }
+
+  [[noreturn]] void read_failed(const std::string& name) const {
+    const std::string detail = detail::hdf5_error_detail();
+    corrupt("dataset '" + name + "' failed its checksum or could not be read" +
+            (detail.empty() ? "" : " (HDF5: " + detail + ")"));
+  }
+
+  void check_digest(hid_t set, const std::string& name, std::uint64_t actual) const {
     if (!digests_) return;
-    const auto stored = detail::parse_digest_text(string_attribute(set.get(), "Digest"));
+    const auto stored = detail::parse_digest_text(string_attribute(set, "Digest"));
     if (!stored) corrupt("dataset '" + name + "' has a malformed Digest attribute");
-    const std::uint64_t actual =
-        detail::digest64(out, static_cast<std::size_t>(count) * H5Tget_size(mem_type));
     if (actual != *stored)
       corrupt("dataset '" + name + "' does not match its digest (stored " +
               detail::digest_text(*stored) + ", data " + detail::digest_text(actual) +
               "): its bytes changed after it was written");
   }
 
+ public:
   template <class T>
   T one(hid_t loc, const std::string& name, hid_t mem_type) const {
     T value{};
@@ -336,17 +385,35 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
         r.incompatible("dataset '" + name + "' does not hold " + kPrecisionName +
                        "-precision numbers");
     }
-    r.dataset(f, name, detail::real_type(),
-              {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
-              m.data(m.current_slot(level), first));
+    const std::vector<hsize_t> dims = {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()),
+                                       n, n, n};
+    const int slot = m.current_slot(level);
+    if (!m.sparse()) {
+      r.dataset(f, name, detail::real_type(), dims, m.data(slot, first));
+      continue;
+    }
+    // A store (a rank of several): the families it holds, read in slabs of 64 families
+    // (about 10 MB of hydro) so that no more is in memory at once.
+    const std::size_t family_bytes = mesh::kFamilySize * m.patch_reals() * sizeof(Real);
+    r.dataset_slabs(f, name, detail::real_type(), dims, 64 * mesh::kFamilySize,
+                    [&](hsize_t row, hsize_t rows, const void* data) {
+                      const auto* bytes = static_cast<const unsigned char*>(data);
+                      for (hsize_t i = 0; i < rows; i += mesh::kFamilySize) {
+                        const int p = first + static_cast<int>(row + i);
+                        if (m.holds(p))
+                          std::memcpy(m.data(slot, p), bytes + i / mesh::kFamilySize * family_bytes,
+                                      family_bytes);
+                      }
+                    });
   }
 }
 
 std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& geometry,
-                                                        const mesh::FieldRegistry& fields) const {
+                                                        const mesh::FieldRegistry& fields,
+                                                        bool with_data) const {
   std::unique_ptr<mesh::Mesh> m;
   try {
-    m = std::make_unique<mesh::Mesh>(geometry, fields, hierarchy());
+    m = std::make_unique<mesh::Mesh>(geometry, fields, hierarchy(), with_data);
   } catch (const Error& e) {
     // The constructor reports a missing parent as a bug; here it is a damaged file.
     if (e.kind() != ErrorKind::kInternal) throw;
@@ -358,7 +425,7 @@ std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& ge
     if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
       r.corrupt("its level count disagrees with its octree");
   }
-  read_data(*m);
+  if (with_data) read_data(*m);
   return m;
 }
 

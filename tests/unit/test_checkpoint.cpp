@@ -75,17 +75,20 @@ class CheckpointFile : public ::testing::Test {
   }
 
   // Opens, reads the state, rebuilds the mesh and reads the data: what a restart does.
-  void read_all() const {
+  // sparse: as a rank of several does, into a store holding the refined families only.
+  void read_all(bool sparse = false) const {
     const io::CheckpointReader r(path_);
     (void)r.state();
-    mesh::Mesh m(small_geometry(), physics::hydro_fields(true, 0), r.hierarchy());
+    mesh::Mesh m(small_geometry(), physics::hydro_fields(true, 0), r.hierarchy(), !sparse);
+    if (sparse)
+      for (const int g : m.groups(1)) m.hold(g);
     r.read_data(m);
   }
 
   // Expects read_all() to throw Error of `kind` whose message contains `text`.
-  void expect_error(ErrorKind kind, const std::string& text) const {
+  void expect_error(ErrorKind kind, const std::string& text, bool sparse = false) const {
     try {
-      read_all();
+      read_all(sparse);
       FAIL() << "no error reading " << path_;
     } catch (const Error& e) {
       EXPECT_EQ(e.kind(), kind) << e.what();
@@ -196,6 +199,51 @@ TEST_F(CheckpointFile, FletcherBlindChangeFailsTheDigest) {
   f.write("\xff\xff", 2);
   f.close();
   expect_error(ErrorKind::kIo, "dataset 'data/level_0' does not match its digest");
+  // A rank that holds none of level 0's families still reads and digests all of them.
+  expect_error(ErrorKind::kIo, "dataset 'data/level_0' does not match its digest", true);
+}
+
+// A rank's store (a sparse mesh) receives exactly the families it holds, equal to the
+// whole read's, over several slabs of the reader (75 root families, slabs of 64).
+TEST(CheckpointSparseRead, AStoreReceivesTheFamiliesItHolds) {
+  mesh::Geometry g;
+  g.root_cells = {80, 80, 48};
+  g.xmin = {0, 0, 0};
+  g.xmax = {1, 1, 0.6};
+  g.dx0 = 1.0 / 80;
+  const auto fields = physics::hydro_fields(true, 0);
+  mesh::Mesh whole(g, fields);
+  ASSERT_EQ(whole.groups(0).size(), 75u);
+  for (int p = 0; p < whole.num_patches(); ++p)
+    for (std::size_t i = 0; i < whole.patch_reals(); ++i)
+      whole.current(p)[i] = Real(1 + 0.001 * p + 1e-7 * double(i));
+  const fs::path dir = fs::temp_directory_path() / "tessera_ckpt_sparse";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "run.chk.00000001.h5").string();
+  io::CheckpointHeader h;
+  h.code_version = "test";
+  h.problem = "uniform";
+  h.parameters = "[run]\nt_end = 1\n";
+  h.run_id = "0123456789abcdef0123456789abcdef";
+  io::write_checkpoint(path, whole, h, sample_state(whole));
+  const io::CheckpointReader r(path);
+  const auto store = r.read_mesh(g, fields, false);
+  ASSERT_TRUE(store->sparse());
+  const auto& groups = store->groups(0);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (i % 3 == 1 || i >= 64) store->hold(groups[i]);  // in both slabs, the last included
+  r.read_data(*store);
+  int held = 0;
+  for (int p = 0; p < store->num_patches(); ++p) {
+    if (!store->holds(p)) continue;
+    ++held;
+    ASSERT_EQ(std::memcmp(store->current(p), whole.current(p), whole.patch_reals() * sizeof(Real)),
+              0)
+        << "patch " << p;
+  }
+  EXPECT_EQ(held, (21 + 11) * mesh::kFamilySize);
+  fs::remove_all(dir);
 }
 
 // verify's file digest: one changed byte anywhere (metadata, data, the digest block itself,

@@ -162,6 +162,9 @@ class Simulation {
   // one's cuts where the balance allows (Partition::following; a regrid, a reordering of
   // the pool), else every level is cut afresh (a new or restarted mesh).
   void repartition(bool trim = true, bool follow = false);
+  // Several ranks, a mesh built without data (initial conditions, restart): a fresh
+  // partition, and room, zeroed, for every family this rank needs.
+  void hold_new_store();
   // The families this rank's store holds between regrids and outputs: its own, the buffer
   // copies its exchange plans receive, and its families' parents (the restriction's
   // targets); [family].

@@ -101,12 +101,17 @@ class CheckpointReader {
   std::vector<std::string> field_names() const;
   // Fills the current time level of every patch of `mesh`, which must have been built from
   // hierarchy() with the checkpoint's geometry (checked patch by patch). Error(kInput) when
-  // the mesh's fields are not the checkpoint's (names, in order).
+  // the mesh's fields are not the checkpoint's (names, in order). A sparse mesh (a rank's
+  // store) receives the families it holds only; every byte is still read and checked
+  // against the digests, a slab at a time.
   void read_data(mesh::Mesh& mesh) const;
   // hierarchy() and read_data() together: the whole mesh with the checkpoint's data, for
-  // the geometry of the checkpoint's parameters and the fields of the run.
+  // the geometry of the checkpoint's parameters and the fields of the run. with_data =
+  // false: the structure only (a store holding nothing), for read_data once the families
+  // to hold are chosen.
   std::unique_ptr<mesh::Mesh> read_mesh(const mesh::Geometry& geometry,
-                                        const mesh::FieldRegistry& fields) const;
+                                        const mesh::FieldRegistry& fields,
+                                        bool with_data = true) const;
 
  private:
   std::string path_;
