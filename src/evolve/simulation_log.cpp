@@ -162,6 +162,17 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
              regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
              regrid_stats_.families_moved);
+  if (comm_->size() > 1) {
+    // The balance of the ranks: a rank's exchange stage includes its wait for the slowest
+    // rank before each exchange, so the spread of the time outside it is the imbalance.
+    const double exchange = timers_.seconds(Stage::kExchange);
+    const double outside = summary.loop_seconds - summary.output_seconds - exchange;
+    const double lo = comm_->min(outside), hi = comm_->max(outside);
+    log_line(
+        "  ranks: time loop outside the exchanges %.3f s to %.3f s (the slowest rank %.1f%% "
+        "above the fastest); in the exchanges %.3f s to %.3f s",
+        lo, hi, lo > 0 ? 100.0 * (hi / lo - 1.0) : 0.0, comm_->min(exchange), comm_->max(exchange));
+  }
   if (refinement_.max_level > 0 && comm_->size() > 1)
     log_line(
         "  ranks: levels cut again %lld times (mpi.imbalance_tolerance = %g); %lld families "
