@@ -56,6 +56,9 @@ void Simulation::repartition(bool trim, bool follow) {
   // trim_store: a regrid's moves still read it).
   mesh_->make_sparse();
   const std::vector<char> want = wanted_families();
+  // An empty store (a new mesh of several ranks) takes exactly the room it needs.
+  if (mesh_->held_families() == 0)
+    mesh_->reserve_families(static_cast<int>(std::count(want.begin(), want.end(), 1)));
   for (std::size_t f = 0; f < want.size(); ++f)
     if (want[f]) mesh_->hold(static_cast<int>(f) * mesh::kFamilySize);
   if (trim) trim_store();

@@ -229,6 +229,7 @@ void Mesh::resize_pool(std::size_t patches) {
     return;
   }
   for (auto& slot : pool_) slot.resize(patches * patch_reals());
+  note_pool();
   family_slot_.resize(families);
   for (std::size_t f = 0; f < families; ++f) family_slot_[f] = static_cast<int>(f);
 }

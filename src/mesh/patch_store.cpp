@@ -32,6 +32,7 @@ void Mesh::make_dense() {
     }
     slot = std::move(dense);
   }
+  note_pool();
   for (std::size_t f = 0; f < family_slot_.size(); ++f) family_slot_[f] = static_cast<int>(f);
   free_families_.clear();
   sparse_ = false;
@@ -46,10 +47,16 @@ void Mesh::hold(int first_patch) {
   } else {
     f = static_cast<int>(pool_[0].size() / (kFamilySize * patch_reals()));
     for (auto& slot : pool_) slot.resize(slot.size() + kFamilySize * patch_reals());
+    note_pool();
   }
   const std::size_t n = kFamilySize * patch_reals();
   for (auto& slot : pool_)
     std::fill_n(slot.data() + std::size_t(f) * n, n, std::numeric_limits<Real>::quiet_NaN());
+}
+
+void Mesh::reserve_families(int families) {
+  for (auto& slot : pool_) slot.reserve(std::size_t(families) * kFamilySize * patch_reals());
+  note_pool();
 }
 
 void Mesh::release(int first_patch) {

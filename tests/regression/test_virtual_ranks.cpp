@@ -346,6 +346,59 @@ TEST(VirtualRanks, CheckpointOfFourRanksRestartsOnTwoAndOneRank) {
   fs::remove_all(root);
 }
 
+// Each rank builds the initial conditions, and reads a checkpoint, for its own families and
+// the copies its groups read only: on 4 ranks no rank holds more than 60% of the families
+// (its own quarter and the copies), its store never had room for more and has room for
+// what it holds and no more, and every family a rank owns equals one rank's bit for bit.
+TEST(VirtualRanks, InitialConditionsAndRestartsHoldEachRanksShareOnly) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "tessera_vr_share";
+  fs::remove_all(root);
+  const Params params =
+      load("sedov/sedov_amr.toml",
+           {"mesh.nx=[64,64,64]", "amr.max_level=1", "problem.radius=0.2", "run.max_steps=2",
+            "output.checkpoint_interval=2", "output.dir=" + root.string()});
+  evolve::Simulation start(params);
+  start.initialize();
+  evolve::Simulation one(params);
+  one.run();  // writes the checkpoint of step 2
+  const io::CheckpointReader reader(
+      io::checkpoint_file_name(root.string(), params.string("problem.name"), 2));
+  for (const bool restart : {false, true}) {
+    SCOPED_TRACE(restart ? "restart" : "initial conditions");
+    const mesh::Mesh& whole = restart ? one.mesh() : start.mesh();
+    ASSERT_EQ(whole.num_levels(), 2);
+    const int families = whole.num_patches() / mesh::kFamilySize;
+    parallel::VirtualRanks(4).run([&](parallel::Comm& comm) {
+      evolve::Simulation sim(params, comm);
+      if (restart)
+        sim.restart(reader);
+      else
+        sim.initialize();
+      const mesh::Mesh& m = sim.mesh();
+      EXPECT_TRUE(m.sparse());
+      EXPECT_LT(m.held_families(), 0.6 * families) << "rank " << comm.rank();
+      EXPECT_EQ(m.pool_capacity_patches(),
+                static_cast<std::size_t>(m.held_families()) * mesh::kFamilySize);
+      EXPECT_LT(m.pool_peak_patches(), 0.6 * m.num_patches()) << "rank " << comm.rank();
+      ASSERT_EQ(m.hierarchy(), whole.hierarchy());
+      // Both meshes are canonical: the same patch numbers.
+      int own = 0;
+      for (int level = 0; level < m.num_levels(); ++level)
+        for (const int g : m.groups(level)) {
+          if (!sim.partition().owns(comm.rank(), g)) continue;
+          ++own;
+          EXPECT_EQ(std::memcmp(m.current(g), whole.current(g),
+                                mesh::kFamilySize * m.patch_reals() * sizeof(Real)),
+                    0)
+              << "rank " << comm.rank() << ", level " << level << ", family " << g;
+        }
+      EXPECT_GT(own, 0);
+    });
+  }
+  fs::remove_all(root);
+}
+
 // An energy that overflows at the centre of a blast fails the first step on the ranks
 // whose groups hold the centre, not on the others: every rank stops with the same error,
 // the one rank would report (the lowest failing group's cell), none waits in a collective.

@@ -4,6 +4,7 @@
 // the fields of a FieldRegistry, in its order.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <unordered_map>
@@ -152,6 +153,9 @@ class Mesh {
   bool sparse() const { return sparse_; }
   bool holds(int p) const { return family_slot_[p / kFamilySize] >= 0; }
   void hold(int first_patch);
+  // Room for `families` held families in all without reallocating (hold() grows the pool
+  // geometrically, up to twice what it holds).
+  void reserve_families(int families);
   void release(int first_patch);
   void compact();
   // Families whose data this process holds; released positions that hold() will reuse.
@@ -175,6 +179,9 @@ class Mesh {
   std::size_t patch_reals() const { return std::size_t(nvar_) * kPatchCells; }
   // Patches the pool holds room for without reallocating.
   std::size_t pool_capacity_patches() const { return pool_[0].capacity() / patch_reals(); }
+  // The largest room the pool ever had, in patches: a rank's store never came near the
+  // whole mesh when this is well below num_patches().
+  std::size_t pool_peak_patches() const { return pool_peak_patches_; }
   // Where the patch data live (host memory; see patch_pool.hpp).
   MemorySpace memory_space() const { return pool_[0].space(); }
 
@@ -225,6 +232,8 @@ class Mesh {
   std::vector<int> family_slot_;
   std::vector<int> free_families_;
   bool sparse_ = false;
+  std::size_t pool_peak_patches_ = 0;
+  void note_pool() { pool_peak_patches_ = std::max(pool_peak_patches_, pool_capacity_patches()); }
   std::vector<int> current_slot_;
   int stale_slots_ = 0;  // bit s: time level s is newer on the device
 };

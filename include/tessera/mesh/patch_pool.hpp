@@ -29,6 +29,8 @@ class PatchPool {
   // New entries are zero. Growth is geometric (a mesh that grows regrid by regrid copies
   // its pool a logarithmic number of times); shrinking keeps the capacity.
   void resize(std::size_t reals) { host_.resize(reals, Real(0)); }
+  // Room for `reals` without reallocating (a store that knows what it will hold).
+  void reserve(std::size_t reals) { host_.reserve(reals); }
 
  private:
   MemorySpace space_;
