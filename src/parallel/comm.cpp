@@ -77,8 +77,10 @@ void forward_rank_messages(Comm& comm) {
   if (comm.size() == 1) return;
   std::vector<std::string> mine = take_rank_messages();
   if (comm.max(static_cast<double>(mine.size())) == 0) return;
+  // One record per message (a message may span several lines).
+  constexpr char kSeparator = '\x1e';
   std::string text;
-  for (const auto& line : mine) text += line + '\n';
+  for (const auto& line : mine) text += line + kSeparator;
   const std::vector<std::string> all = gather_to_root(comm, text);
   if (comm.rank() != 0) return;
   // Each distinct line of the other ranks that rank 0 did not print, in the order first
@@ -87,7 +89,7 @@ void forward_rank_messages(Comm& comm) {
   for (std::size_t r = 1; r < all.size(); ++r) {
     std::size_t at = 0;
     while (at < all[r].size()) {
-      const std::size_t end = all[r].find('\n', at);
+      const std::size_t end = all[r].find(kSeparator, at);
       const std::string line = all[r].substr(at, end - at);
       at = end == std::string::npos ? all[r].size() : end + 1;
       if (std::find(mine.begin(), mine.end(), line) != mine.end()) continue;

@@ -146,6 +146,7 @@ TEST(VirtualRanks, OtherRanksWarningsReachRankZerosLogOnce) {
     log_line("step line of rank %d", comm.rank());
     if (comm.rank() > 0) log_line("note: rank %d has its own note", comm.rank());
     if (comm.rank() == 1 || comm.rank() == 3) log_line("warning: ranks 1 and 3 only");
+    if (comm.rank() == 3) log_line("note: a message of\ntwo lines");
     forward_rank_messages(comm);
     forward_rank_messages(comm);  // nothing new: nothing printed
     if (comm.rank() == 2)
@@ -160,7 +161,8 @@ TEST(VirtualRanks, OtherRanksWarningsReachRankZerosLogOnce) {
       "note (rank 1): rank 1 has its own note\n"
       "warning (ranks 1, 3): ranks 1 and 3 only\n"
       "note (rank 2): rank 2 has its own note\n"
-      "note (rank 3): rank 3 has its own note\n";
+      "note (rank 3): rank 3 has its own note\n"
+      "note (rank 3): a message of\ntwo lines\n";
   EXPECT_EQ(out.substr(0, expected.size()), expected);
   // The third call: rank 2's first kHeldMessages lines and a count of the rest.
   std::string rest;
