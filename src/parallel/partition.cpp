@@ -8,21 +8,13 @@ namespace tessera::parallel {
 
 Partition Partition::along_curve(const mesh::Mesh& m, int ranks) {
   if (ranks < 1) throw Error(ErrorKind::kInternal, "a partition needs at least one rank");
-  Partition p;
-  p.ranks_ = ranks;
-  p.owner_.assign(m.num_patches() / mesh::kFamilySize, -1);
-  p.counts_.resize(m.num_levels());
-  p.starts_.resize(m.num_levels());
+  Partition p(m, ranks);
   for (int level = 0; level < m.num_levels(); ++level) p.cut_level(m, level);
   return p;
 }
 
 Partition Partition::following(const mesh::Mesh& m, const Partition& previous, double tolerance) {
-  Partition p;
-  p.ranks_ = previous.ranks_;
-  p.owner_.assign(m.num_patches() / mesh::kFamilySize, -1);
-  p.counts_.resize(m.num_levels());
-  p.starts_.resize(m.num_levels());
+  Partition p(m, previous.ranks_);
   for (int level = 0; level < m.num_levels(); ++level) {
     if (level >= static_cast<int>(previous.starts_.size())) {  // a new level
       p.cut_level(m, level);
@@ -40,6 +32,12 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
   }
   return p;
 }
+
+Partition::Partition(const mesh::Mesh& m, int ranks)
+    : ranks_(ranks),
+      owner_(m.num_patches() / mesh::kFamilySize, -1),
+      counts_(m.num_levels()),
+      starts_(m.num_levels()) {}
 
 void Partition::cut_level(const mesh::Mesh& m, int level) {
   const auto& groups = m.groups(level);  // canonical order

@@ -43,6 +43,7 @@ class Partition {
   const std::vector<int>& recut_levels() const { return recut_; }
 
  private:
+  Partition(const mesh::Mesh& m, int ranks);  // every level sized, no owner yet
   void cut_level(const mesh::Mesh& m, int level);
   void assign_level(const mesh::Mesh& m, int level);
 
