@@ -3,8 +3,9 @@
 
 Usage: compare_h5.py DIR_A DIR_B
 Every plot file (*.athdf) and checkpoint (*.chk.*.h5) of DIR_A must exist in DIR_B with the
-same datasets, equal in shape, type and bytes. Attributes are not compared (they hold run
-identities, versions and dates). Prints "N files, M datasets: equal" or the first
+same datasets, equal in shape, type and bytes, and the checkpoints' per-dataset Digest
+attributes equal. Other attributes are not compared (they hold run identities, versions
+and dates). Prints "N files, M datasets: equal" or the first
 difference, and exits 1 on a difference.
 """
 import pathlib
@@ -44,6 +45,10 @@ def main():
                     if x.shape == y.shape and np.issubdtype(x.dtype, np.number):
                         diff = f" (max |a-b| {np.max(np.abs(x.astype(float) - y.astype(float))):.3e})"
                     print(f"{len(files):<8} {name}:{key} differs{diff}")
+                    return 1
+                ga, gb = da[key].attrs.get("Digest"), db[key].attrs.get("Digest")
+                if (ga is None) != (gb is None) or (ga is not None and ga != gb):
+                    print(f"{len(files):<8} {name}:{key} Digest attributes differ: {ga!r}, {gb!r}")
                     return 1
     print(f"{len(files):<8} {count} datasets: equal")
     return 0

@@ -18,6 +18,7 @@
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/collective.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -240,6 +241,10 @@ std::string version_text() {
                  evolve::cuda_backend_built() ? ", cuda" : "");
   s += parallel::mpi_built() ? "ranks: MPI (mpirun -np N tessera run ...)\n"
                              : "ranks: one (built without MPI)\n";
+  if (parallel::mpi_built())
+    s += io::collective_output_built()
+             ? "output of several ranks: parallel HDF5 (every rank writes its own patches)\n"
+             : "output of several ranks: gathered on rank 0 (HDF5 without MPI-IO)\n";
   s += "gpu: " + evolve::cuda_device_description();
   return s;
 }

@@ -81,6 +81,17 @@ std::vector<ParamSpec> core_specs() {
            "patch moves) while its most loaded rank holds at most this fraction more patch "
            "groups than the best cut would give it; beyond that the level is cut again and "
            "the groups that change rank migrate (0: whenever the kept cuts are not the best)"),
+      {"mpi",
+       "parallel_io",
+       ParamType::kBool,
+       true,
+       "several MPI ranks: write each plot file and checkpoint together through parallel "
+       "HDF5 (MPI-IO), every rank its own patches; false: rank 0 gathers every patch and "
+       "writes alone (a file system without MPI-IO support). A build without parallel HDF5 "
+       "always gathers",
+       {},
+       0,
+       {}},
       {"mesh", "nx", ParamType::kInt3, {}, "root-level cells per dimension", {16, kInf}, 16, {}},
       {"mesh",
        "xmin",

@@ -155,25 +155,30 @@ std::string Simulation::write_checkpoint() {
     repartition(true, true);  // the same families: the same cuts, nothing moves
     registers_.build(*mesh_, partition_, comm_->rank());
   }
-  // Several ranks: rank 0 writes what every rank gathered to it, and all of them stop
-  // with its error if the write fails.
-  run_on_root([&] { write_checkpoint_file(path, header, st); });
+  // Several ranks: all write their own patches into the file together, or rank 0 writes
+  // what every rank gathered to it; all of them stop with the error if the write fails.
+  if (const auto c = collective_output())
+    write_checkpoint_file(path, header, st, &*c);
+  else
+    run_on_root([&] { write_checkpoint_file(path, header, st); });
   last_checkpoint_step_ = step_;
   if (comm_->rank() == 0) prune_checkpoints(path);
   return path;
 }
 
 void Simulation::write_checkpoint_file(const std::string& path, const io::CheckpointHeader& header,
-                                       const io::CheckpointState& st) {
+                                       const io::CheckpointState& st, const io::Collective* c) {
   const auto t0 = std::chrono::steady_clock::now();
-  io::write_checkpoint(path, *mesh_, header, st);
+  io::write_checkpoint(path, *mesh_, header, st, c);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
   const double bytes = static_cast<double>(std::filesystem::file_size(path, ec));
   checkpoint_rate_ = bytes / std::max(seconds, 1e-9);
-  log_line("wrote checkpoint %s (%.1f MB in %.2f s, %.0f MB/s)", path.c_str(), bytes / 1e6, seconds,
-           bytes / 1e6 / std::max(seconds, 1e-9));
+  const std::string ranks =
+      c != nullptr ? strprintf(", %d ranks together", comm_->size()) : std::string();
+  log_line("wrote checkpoint %s (%.1f MB in %.2f s, %.0f MB/s%s)", path.c_str(), bytes / 1e6,
+           seconds, bytes / 1e6 / std::max(seconds, 1e-9), ranks.c_str());
 }
 
 void Simulation::prune_checkpoints(const std::string& newest) const {

@@ -2,6 +2,7 @@
 // error against an analytic solution, and the conversion of the pool's conserved fields to
 // the primitive form plot files hold. The time loop that calls these is in simulation.cpp.
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -182,6 +183,30 @@ std::string Simulation::write_plot_on_root(
     const std::function<std::string(const std::string& dir)>& name) {
   std::string path;
   sync_host();
+  if (const auto c = collective_output()) {
+    // Every rank forms and writes its own leaves; div B reads the neighbours' faces.
+    const auto derived = derived_plot_fields();
+    if (!derived.empty())
+      for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+    const std::string dir = params_.string("output.dir");
+    std::exception_ptr error;
+    if (comm_->rank() == 0) try {
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec)
+          throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
+      } catch (...) {
+        error = std::current_exception();
+      }
+    comm_->agree(error);
+    path = name(dir);
+    io::write_plot_file(
+        path,
+        io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma, problem_name_,
+                           static_cast<int>(step_), time_, params_.to_toml(), derived, c->owns),
+        &*c);
+    return path;
+  }
   run_on_root([&] {
     const std::string dir = params_.string("output.dir");
     std::error_code ec;

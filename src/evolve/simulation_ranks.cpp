@@ -14,7 +14,9 @@
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/io/collective.hpp"
 #include "tessera/mesh/prolongation.hpp"
+#include "tessera/parallel/mpi.hpp"
 
 namespace tessera::evolve {
 
@@ -315,6 +317,16 @@ void Simulation::run_on_root(const std::function<void()>& f) {
       error = std::current_exception();
     }
   comm_->agree(error);
+}
+
+std::optional<io::Collective> Simulation::collective_output() const {
+  if (!io::collective_output_built() || !parallel::is_mpi_world(*comm_) ||
+      !params_.boolean("mpi.parallel_io"))
+    return std::nullopt;
+  io::Collective c;
+  c.comm = comm_;
+  c.owns = [this](int patch) { return partition_.owns(comm_->rank(), patch); };
+  return c;
 }
 
 void Simulation::check_ranks_supported() const {

@@ -14,7 +14,9 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,16 +135,59 @@ std::vector<std::string> list_checkpoints(const std::string& dir, const std::str
   return out;
 }
 
+namespace {
+
+// The (first patch, patches) runs of a level's patches [first, first + count) that this
+// rank writes, counted from `first`, and their data packed in that order. Without a
+// Collective: the whole level, which a dense canonical mesh holds as one slab (no copy).
+struct LevelRows {
+  std::vector<std::pair<hsize_t, hsize_t>> runs;
+  std::vector<Real> packed;
+  const Real* data = nullptr;
+};
+
+LevelRows level_rows(const mesh::Mesh& m, int level, int first, int count, const Collective* c) {
+  LevelRows out;
+  const int slot = m.current_slot(level);
+  if (c == nullptr) {
+    if (count > 0) out.runs.push_back({0, static_cast<hsize_t>(count)});
+    out.data = count > 0 ? m.data(slot, first) : nullptr;
+    return out;
+  }
+  const std::size_t reals = m.patch_reals();
+  for (int p = first; p < first + count; ++p) {
+    if (!c->owns(p)) continue;
+    const hsize_t row = static_cast<hsize_t>(p - first);
+    if (!out.runs.empty() && out.runs.back().first + out.runs.back().second == row)
+      ++out.runs.back().second;
+    else
+      out.runs.push_back({row, 1});
+    const Real* u = m.data(slot, p);
+    out.packed.insert(out.packed.end(), u, u + reals);
+  }
+  out.data = out.packed.data();
+  return out;
+}
+
+}  // namespace
+
 void write_checkpoint(const std::string& path, const mesh::Mesh& m, const CheckpointHeader& header,
-                      const CheckpointState& state) {
+                      const CheckpointState& state, const Collective* collective) {
   const detail::QuietHdf5Errors quiet;
-  // The process id keeps two runs writing into one directory from sharing a temporary.
-  detail::check_free_space("checkpoint", path,
-                           static_cast<double>(m.num_patches()) *
-                               (static_cast<double>(m.patch_reals()) * sizeof(Real) + 16));
-  detail::TempFile tmp(detail::temp_name(path), "checkpoint");
+  const Collective* c = collective;
+  detail::on_root(c, [&] {
+    detail::check_free_space("checkpoint", path,
+                             static_cast<double>(m.num_patches()) *
+                                 (static_cast<double>(m.patch_reals()) * sizeof(Real) + 16));
+  });
+  // The process id (rank 0's) keeps two runs writing into one directory from sharing a
+  // temporary; rank 0 alone removes it if the write fails, and renames it.
+  const std::string tmp_name = detail::collective_temp_name(c, path);
+  std::optional<detail::TempFile> tmp;
+  if (c == nullptr || c->comm->rank() == 0) tmp.emplace(tmp_name, "checkpoint");
   {
-    const Hdf5File w("write checkpoint", path);
+    Hdf5File w("write checkpoint", path);
+    w.set_collective(c);
     const int nlev = m.num_levels();
     if (static_cast<int>(state.level_steps.size()) < nlev ||
         static_cast<int>(state.level_max_speed.size()) < nlev)
@@ -154,10 +199,12 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18),
             "H5Pset_libver_bounds");
     w.check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
+    if (c != nullptr) detail::set_collective_access(fapl.get());
     Handle fcpl = w.own(H5Pcreate(H5P_FILE_CREATE), H5Pclose, "H5Pcreate");
     w.check(H5Pset_userblock(fcpl.get(), kUserBlock), "H5Pset_userblock");
-    Handle file = w.own(H5Fcreate(tmp.name().c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()),
-                        H5Fclose, "creating '" + tmp.name() + "'");
+    const hid_t created = H5Fcreate(tmp_name.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get());
+    w.check_agreed(created < 0 ? -1 : 0, "creating '" + tmp_name + "'");
+    Handle file(created, H5Fclose);
     const hid_t f = file.get();
 
     // Self-description, for the reader's checks and for people running h5dump -A.
@@ -239,22 +286,27 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     w.string_array_attribute(dg.get(), "FieldNames", names);
     w.attribute(dg.get(), "FieldCheckpointed", H5T_STD_I32LE, H5T_NATIVE_INT,
                 {static_cast<hsize_t>(nfields)}, checkpointed.data());
+    // Collectively each rank writes its own patches (the rows of the level's dataset).
     const hsize_t n = mesh::kPatchSize;
     for (int level = 0; level < nlev; ++level) {
       const auto [first, count] = level_patch_range(m, level);
-      w.checked_dataset(dg.get(), level_name("level_", level).c_str(), detail::real_type(),
-                        detail::real_type(),
-                        {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
-                        m.data(m.current_slot(level), first), kPatchesPerChunk);
+      const LevelRows rows = level_rows(m, level, first, count, c);
+      w.checked_rows(dg.get(), level_name("level_", level).c_str(), detail::real_type(),
+                     detail::real_type(),
+                     {static_cast<hsize_t>(count), static_cast<hsize_t>(m.nvar()), n, n, n},
+                     kPatchesPerChunk, rows.runs, rows.data);
     }
-    w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
+    w.check_agreed(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
     st.close();
     mg.close();
     dg.close();
-    w.check(file.close(), "H5Fclose");
+    w.check_agreed(file.close(), "H5Fclose");
   }
-  seal_file(tmp.name(), path);
-  tmp.commit(path);
+  // The file is complete and closed on every rank: rank 0 seals it and renames it.
+  detail::on_root(c, [&] {
+    seal_file(tmp->name(), path);
+    tmp->commit(path);
+  });
 }
 
 bool check_file_digest(const std::string& path) {

@@ -29,9 +29,11 @@ namespace {
 // for a file that is readable but not what this build can continue from.
 class Reader : public Hdf5File {
  public:
-  // `digests`: the datasets carry Digest attributes (format version 2 on), checked on read.
-  Reader(const std::string& path, bool digests)
-      : Hdf5File("read checkpoint", path), digests_(digests) {}
+  // `digests`: the datasets carry Digest attributes (format version 2 on), checked on read;
+  // `rows`: each the digest of its rows' digests (version 3 on; RowDigest), else of its
+  // bytes.
+  Reader(const std::string& path, bool digests, bool rows = false)
+      : Hdf5File("read checkpoint", path), digests_(digests), rows_(rows) {}
 
   [[noreturn]] void incompatible(const std::string& what) const {
     throw Error(ErrorKind::kInput, "cannot use checkpoint '" + path() + "': " + what);
@@ -95,8 +97,11 @@ class Reader : public Hdf5File {
     for (hsize_t d : dims) count *= d;
     if (count == 0) return;
     if (H5Dread(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) read_failed(name);
-    check_digest(set.get(), name,
-                 detail::digest64(out, static_cast<std::size_t>(count) * H5Tget_size(mem_type)));
+    const std::size_t bytes = static_cast<std::size_t>(count) * H5Tget_size(mem_type);
+    const std::size_t rows = dims.empty() ? 1 : static_cast<std::size_t>(dims[0]);
+    check_digest(
+        set.get(), name,
+        rows_ ? detail::rows_digest(out, rows, bytes / rows) : detail::digest64(out, bytes));
   }
 
   // Reads a checksummed dataset of exactly `dims` in slabs of at most `rows` along its
@@ -115,6 +120,7 @@ class Reader : public Hdf5File {
     std::vector<unsigned char> buf(static_cast<std::size_t>(std::min(rows, dims[0])) * row_bytes);
     Handle file_space = own(H5Dget_space(set.get()), H5Sclose, step);
     detail::StreamDigest digest;
+    detail::RowDigest row_digest;
     for (hsize_t first = 0; first < dims[0]; first += rows) {
       std::vector<hsize_t> start(dims.size(), 0), count = dims;
       start[0] = first;
@@ -127,10 +133,13 @@ class Reader : public Hdf5File {
       if (H5Dread(set.get(), mem_type, mem.get(), file_space.get(), H5P_DEFAULT, buf.data()) < 0)
         read_failed(name);
       const std::size_t bytes = static_cast<std::size_t>(count[0]) * row_bytes;
-      digest.update(buf.data(), bytes);
+      if (rows_)
+        row_digest.add_rows(buf.data(), static_cast<std::size_t>(count[0]), row_bytes);
+      else
+        digest.update(buf.data(), bytes);
       each(first, count[0], static_cast<const void*>(buf.data()));
     }
-    check_digest(set.get(), name, digest.value());
+    check_digest(set.get(), name, rows_ ? row_digest.value() : digest.value());
   }
 
  private:
@@ -189,6 +198,7 @@ class Reader : public Hdf5File {
 
  private:
   bool digests_;
+  bool rows_;
 };
 
 // The fields of a checkpoint written before /data carried FieldNames: hydrodynamics with
@@ -222,6 +232,19 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   if (file_ < 0)
     r.corrupt("the file cannot be opened: truncated or damaged (HDF5: " +
               detail::hdf5_error_detail() + ")");
+  // A constructor that throws runs no destructor: the file is closed here, or it would stay
+  // open (and could not be opened for writing) for the rest of the process.
+  try {
+    read_header();
+  } catch (...) {
+    H5Fclose(static_cast<hid_t>(file_));
+    file_ = -1;
+    throw;
+  }
+}
+
+void CheckpointReader::read_header() {
+  const Reader r(path_, false);
   const hid_t f = static_cast<hid_t>(file_);
   // H5Aexists fails (< 0) when the root object header fails its checksum: damage, not
   // another kind of file.
@@ -232,10 +255,10 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
     r.incompatible("not a Tessera checkpoint (a plot file or another program's HDF5 file?)");
   header_.format_version = r.scalar_attribute<int>(f, "FormatVersion", H5T_NATIVE_INT);
   header_.code_version = r.string_attribute(f, "CodeVersion");
-  if (header_.format_version != kCheckpointFormatVersion && header_.format_version != 1)
+  if (header_.format_version < 1 || header_.format_version > kCheckpointFormatVersion)
     r.incompatible(
         strprintf("checkpoint format version %d (written by Tessera %s); this "
-                  "build reads version %d",
+                  "build reads versions 1 to %d",
                   header_.format_version, header_.code_version.c_str(), kCheckpointFormatVersion));
   header_.precision = r.string_attribute(f, "Precision");
   if (header_.precision != kPrecisionName)
@@ -246,7 +269,7 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   header_.parameters = r.string_attribute(f, "Parameters");
   // Version 1 (Tessera 0.1) had neither run identities nor digests; it is read as before.
   if (header_.format_version >= 2) header_.run_id = r.string_attribute(f, "RunId");
-  const Reader checked(path_, has_digests());
+  const Reader checked(path_, has_digests(), header_.format_version >= 3);
   header_.time = checked.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
   header_.step = checked.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
 }
@@ -271,7 +294,7 @@ CheckpointReader::~CheckpointReader() {
 
 CheckpointState CheckpointReader::state() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests());
+  const Reader r(path_, has_digests(), header_.format_version >= 3);
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   CheckpointState s;
@@ -298,7 +321,7 @@ CheckpointState CheckpointReader::state() const {
 
 mesh::Hierarchy CheckpointReader::hierarchy() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests());
+  const Reader r(path_, has_digests(), header_.format_version >= 3);
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   mesh::Hierarchy h(nlev - 1);
@@ -320,7 +343,7 @@ mesh::Hierarchy CheckpointReader::hierarchy() const {
 
 std::vector<std::string> CheckpointReader::field_names() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests());
+  const Reader r(path_, has_digests(), header_.format_version >= 3);
   const hid_t f = static_cast<hid_t>(file_);
   if (H5Lexists(f, "data", H5P_DEFAULT) <= 0) r.corrupt("group 'data' is missing");
   Handle dg = r.own(H5Gopen2(f, "data", H5P_DEFAULT), H5Gclose, "opening group 'data'");
@@ -353,7 +376,7 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
             "of the run that wrote it");
   }
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests());
+  const Reader r(path_, has_digests(), header_.format_version >= 3);
   const hid_t f = static_cast<hid_t>(file_);
   const auto& geo = m.geometry();
   std::array<int, 3> root{};
@@ -421,7 +444,7 @@ std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& ge
   }
   {
     const detail::QuietHdf5Errors quiet;
-    const Reader r(path_, has_digests());
+    const Reader r(path_, has_digests(), header_.format_version >= 3);
     if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
       r.corrupt("its level count disagrees with its octree");
   }

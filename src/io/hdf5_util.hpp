@@ -11,17 +11,21 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "src/io/collective.hpp"
 #include "src/io/digest.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/real.hpp"
+#include "tessera/io/collective.hpp"
 
 namespace tessera::io::detail {
 
@@ -129,6 +133,27 @@ class Hdf5File {
     if (status < 0) fail(step);
   }
 
+  // Collective writing (tessera/io/collective.hpp): every rank of `c` makes the same calls;
+  // rank 0 writes the structure (the other ranks select nothing) and each rank the field
+  // data of its patches (checked_rows, plot data). nullptr: one process writes everything.
+  void set_collective(const Collective* c) { coll_ = c; }
+  const Collective* collective() const { return coll_; }
+  bool writes_structure() const { return coll_ == nullptr || coll_->comm->rank() == 0; }
+
+  // A step that may fail on some ranks only (raw data, closing the file): collectively, the
+  // ranks agree on it, so that all throw the lowest failing rank's error together rather
+  // than some waiting in the next collective call for ranks that stopped.
+  void check_agreed(herr_t status, const std::string& step) const {
+    if (coll_ == nullptr) return check(status, step);
+    std::exception_ptr error;
+    if (status < 0) try {
+        fail(step);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    coll_->comm->agree(error);
+  }
+
   Handle dataspace(const std::vector<hsize_t>& dims) const {
     if (dims.empty()) return own(H5Screate(H5S_SCALAR), H5Sclose, "H5Screate");
     return own(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose,
@@ -182,21 +207,66 @@ class Hdf5File {
   // data as written (in memory type), which the reader recomputes over what it read, so
   // any change that Fletcher-32 misses is caught too. Chunks hold up to `chunk_rows`
   // entries of the first dimension (the whole dataset when it is smaller).
+  //
+  // The digest is RowDigest's (digest.hpp): rows along the first dimension. Collectively,
+  // every rank passes the same data (the structure every rank holds) and rank 0 writes it.
   void checked_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
                        const std::vector<hsize_t>& dims, const void* data,
                        hsize_t chunk_rows = 1) const {
     const std::string step = std::string("creating dataset '") + name + "'";
-    Handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, step);
-    std::vector<hsize_t> chunk = dims;
-    if (!chunk.empty()) chunk[0] = std::max<hsize_t>(1, std::min(chunk[0], chunk_rows));
-    for (hsize_t& c : chunk) c = std::max<hsize_t>(c, 1);  // empty levels still get a chunk
-    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), step);
-    check(H5Pset_fletcher32(dcpl.get()), step);
-    hsize_t count = 1;
-    for (hsize_t d : dims) count *= d;
-    const std::string digest =
-        digest_text(digest64(data, static_cast<std::size_t>(count) * H5Tget_size(mem_type)));
+    Handle dcpl = checked_create_list(dims, chunk_rows, step);
+    const std::size_t rows = dims.empty() ? 1 : static_cast<std::size_t>(dims[0]);
+    const std::string digest = digest_text(rows_digest(data, rows, row_bytes(dims, mem_type)));
     write_dataset(loc, name, file_type, mem_type, dims, data, dcpl.get(), &digest);
+  }
+
+  // A checked dataset whose rows the ranks write where they are (field data: a row is a
+  // patch): `runs` are the (first row, rows) ranges this rank writes, in increasing order,
+  // and `packed` holds their rows one after the other. Every row is written by exactly one
+  // rank. The row digests are formed where the rows are and combined in row order on rank
+  // 0, so the Digest is the one a single process writes. Without a Collective the runs
+  // must cover the dataset. Each rank's data go in rounds of at most max_transfer_bytes()
+  // (MPI-IO counts are ints: a call of 2^31 bytes or more fails or corrupts silently in
+  // some MPI libraries), the same number of collective calls on every rank.
+  void checked_rows(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+                    const std::vector<hsize_t>& dims, hsize_t chunk_rows,
+                    const std::vector<std::pair<hsize_t, hsize_t>>& runs,
+                    const void* packed) const {
+    const std::string step = std::string("writing dataset '") + name + "'";
+    Handle dcpl = checked_create_list(dims, chunk_rows, step);
+    const std::size_t rb = row_bytes(dims, mem_type);
+    const auto* bytes = static_cast<const unsigned char*>(packed);
+    const std::string digest = digest_text(combined_row_digest(dims[0], runs, bytes, rb));
+
+    Handle space = dataspace(dims);
+    Handle set =
+        own(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+            H5Dclose, step);
+    write_runs(set.get(), mem_type, dims, {}, runs, bytes, rb, step);
+    string_attribute(set.get(), "Digest", digest);
+    check(set.close(), step);
+  }
+
+  // A contiguous dataset of dims {variables, blocks, ...} of which this rank holds the
+  // blocks `runs` (along the second dimension) of every variable, packed [variable][its
+  // blocks][...]: plot-file data, each rank writing its own blocks.
+  void block_dataset(hid_t loc, const char* name, hid_t file_type, hid_t mem_type,
+                     const std::vector<hsize_t>& dims,
+                     const std::vector<std::pair<hsize_t, hsize_t>>& runs,
+                     const void* packed) const {
+    const std::string step = std::string("writing dataset '") + name + "'";
+    Handle space = dataspace(dims);
+    Handle set =
+        own(H5Dcreate2(loc, name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+            H5Dclose, step);
+    const std::vector<hsize_t> rows(dims.begin() + 1, dims.end());
+    const std::size_t rb = row_bytes(rows, mem_type);
+    std::size_t mine = 0;
+    for (const auto& r : runs) mine += static_cast<std::size_t>(r.second);
+    const auto* bytes = static_cast<const unsigned char*>(packed);
+    for (hsize_t v = 0; v < dims[0]; ++v)
+      write_runs(set.get(), mem_type, dims, {v}, runs, bytes + v * mine * rb, rb, step);
+    check(set.close(), step);
   }
 
   Handle group(hid_t loc, const char* name) const {
@@ -214,15 +284,186 @@ class Hdf5File {
                      H5Dclose, step);
     hsize_t count = 1;
     for (hsize_t d : dims) count *= d;
-    if (count > 0) check(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), step);
+    if (count > 0) {
+      Handle dxpl = transfer_list(step);
+      if (writes_structure()) {
+        check_agreed(H5Dwrite(set.get(), mem_type, H5S_ALL, H5S_ALL,
+                              dxpl.get() < 0 ? H5P_DEFAULT : dxpl.get(), data),
+                     step);
+      } else {  // a collective write in which this rank writes nothing
+        Handle none = own(H5Dget_space(set.get()), H5Sclose, step);
+        check(H5Sselect_none(none.get()), step);
+        check_agreed(H5Dwrite(set.get(), mem_type, none.get(), none.get(), dxpl.get(), data), step);
+      }
+    }
     if (digest != nullptr) string_attribute(set.get(), "Digest", *digest);
     check(set.close(), step);
+  }
+
+  // Writes this rank's `runs` of rows along dimension lead.size() of a dataset of `dims`,
+  // at the leading indices `lead` (a plot file's variable), from `packed`: in rounds of at
+  // most max_transfer_bytes() per rank, every rank making the same number of calls.
+  void write_runs(hid_t set, hid_t mem_type, const std::vector<hsize_t>& dims,
+                  const std::vector<hsize_t>& lead,
+                  const std::vector<std::pair<hsize_t, hsize_t>>& runs, const unsigned char* packed,
+                  std::size_t rb, const std::string& step) const {
+    const std::size_t axis = lead.size();
+    std::size_t mine = 0;
+    for (const auto& r : runs) mine += static_cast<std::size_t>(r.second);
+    Handle dxpl = transfer_list(step);
+    const std::size_t per_round =
+        std::max<std::size_t>(1, max_transfer_bytes() / std::max<std::size_t>(rb, 1));
+    long long rounds = static_cast<long long>((mine + per_round - 1) / per_round);
+    if (coll_ != nullptr)
+      rounds = static_cast<long long>(coll_->comm->max(static_cast<double>(rounds)));
+    std::size_t run = 0, offset = 0, done = 0;  // position in the runs
+    for (long long round = 0; round < rounds; ++round) {
+      Handle file_space = own(H5Dget_space(set), H5Sclose, step);
+      check(H5Sselect_none(file_space.get()), step);
+      const std::size_t first_done = done;
+      while (run < runs.size() && done - first_done < per_round) {
+        const std::size_t take =
+            std::min<std::size_t>(runs[run].second - offset, per_round - (done - first_done));
+        std::vector<hsize_t> start(dims.size(), 0), count = dims;
+        for (std::size_t d = 0; d < axis; ++d) start[d] = lead[d], count[d] = 1;
+        start[axis] = runs[run].first + offset;
+        count[axis] = take;
+        check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_OR, start.data(), nullptr,
+                                  count.data(), nullptr),
+              step);
+        done += take;
+        offset += take;
+        if (offset == runs[run].second) ++run, offset = 0;
+      }
+      std::vector<hsize_t> mem_dims(dims.begin() + static_cast<long>(axis), dims.end());
+      mem_dims[0] = std::max<std::size_t>(done - first_done, 1);
+      Handle mem = dataspace(mem_dims);
+      if (done == first_done) check(H5Sselect_none(mem.get()), step);
+      const herr_t status =
+          H5Dwrite(set, mem_type, mem.get(), file_space.get(),
+                   dxpl.get() < 0 ? H5P_DEFAULT : dxpl.get(), packed + first_done * rb);
+      check_agreed(status, step);
+    }
+  }
+
+  static std::size_t row_bytes(const std::vector<hsize_t>& dims, hid_t mem_type) {
+    std::size_t n = H5Tget_size(mem_type);
+    for (std::size_t d = 1; d < dims.size(); ++d) n *= static_cast<std::size_t>(dims[d]);
+    return n;
+  }
+
+  // Chunks of up to `chunk_rows` rows (the whole dataset when it is smaller) with the
+  // Fletcher32 filter; collectively, no fill values (every byte is written).
+  Handle checked_create_list(const std::vector<hsize_t>& dims, hsize_t chunk_rows,
+                             const std::string& step) const {
+    Handle dcpl = own(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, step);
+    std::vector<hsize_t> chunk = dims;
+    if (!chunk.empty()) chunk[0] = std::max<hsize_t>(1, std::min(chunk[0], chunk_rows));
+    for (hsize_t& c : chunk) c = std::max<hsize_t>(c, 1);  // empty levels still get a chunk
+    check(H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()), step);
+    check(H5Pset_fletcher32(dcpl.get()), step);
+    if (coll_ != nullptr) check(H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER), step);
+    return dcpl;
+  }
+
+  // Collectively a transfer list for collective MPI-IO; else none (id < 0: H5P_DEFAULT).
+  Handle transfer_list(const std::string& step) const {
+    if (coll_ == nullptr) return Handle(H5I_INVALID_HID, H5Pclose);
+    Handle dxpl = own(H5Pcreate(H5P_DATASET_XFER), H5Pclose, step);
+    set_collective_transfer(dxpl.get());
+    return dxpl;
+  }
+
+  // The Digest of a dataset of `rows` rows of which this rank holds `runs` (packed).
+  std::uint64_t combined_row_digest(hsize_t rows,
+                                    const std::vector<std::pair<hsize_t, hsize_t>>& runs,
+                                    const unsigned char* packed, std::size_t rb) const {
+    std::vector<std::pair<hsize_t, std::uint64_t>> mine;
+    std::size_t at = 0;
+    for (const auto& r : runs)
+      for (hsize_t i = 0; i < r.second; ++i, ++at)
+        mine.push_back({r.first + i, digest64(packed + at * rb, rb)});
+    if (coll_ != nullptr) {
+      // Row numbers and digests travel as the bits of doubles (exchange's type).
+      parallel::Comm& comm = *coll_->comm;
+      std::vector<std::vector<double>> send(comm.size());
+      for (const auto& [row, d] : mine) {
+        double v[2];
+        const std::uint64_t r64 = row;
+        std::memcpy(&v[0], &r64, 8);
+        std::memcpy(&v[1], &d, 8);
+        send[0].insert(send[0].end(), v, v + 2);
+      }
+      const auto got = comm.exchange(std::move(send));
+      std::uint64_t result = 0;
+      std::vector<std::vector<double>> back(comm.size());
+      if (comm.rank() == 0) {
+        mine.clear();
+        for (const auto& g : got)
+          for (std::size_t i = 0; i + 1 < g.size(); i += 2) {
+            std::uint64_t r64 = 0, d = 0;
+            std::memcpy(&r64, &g[i], 8);
+            std::memcpy(&d, &g[i + 1], 8);
+            mine.push_back({r64, d});
+          }
+        std::sort(mine.begin(), mine.end());
+        result = combine_in_order(rows, mine);
+        double v;
+        std::memcpy(&v, &result, 8);
+        for (auto& b : back) b = {v};
+      }
+      const auto answer = comm.exchange(std::move(back));
+      if (comm.rank() != 0) std::memcpy(&result, &answer[0][0], 8);
+      return result;
+    }
+    return combine_in_order(rows, mine);
+  }
+
+  static std::uint64_t combine_in_order(
+      hsize_t rows, const std::vector<std::pair<hsize_t, std::uint64_t>>& sorted) {
+    if (sorted.size() != rows)
+      throw Error(ErrorKind::kInternal,
+                  "a collective write covers " + std::to_string(sorted.size()) + " of " +
+                      std::to_string(static_cast<unsigned long long>(rows)) + " rows");
+    RowDigest d;
+    for (hsize_t i = 0; i < rows; ++i) {
+      if (sorted[i].first != i)
+        throw Error(ErrorKind::kInternal, "a collective write misses or repeats row " +
+                                              std::to_string(static_cast<unsigned long long>(i)));
+      d.add_row(sorted[i].second);
+    }
+    return d.value();
   }
 
   std::string verb_what_;
   std::string path_;
   ErrorKind kind_;
+  const Collective* coll_ = nullptr;
 };
+
+// Runs f on rank 0 of a collective write (on the one process otherwise) and makes every
+// rank throw its error: the steps that touch the file system by name (free space, the
+// file digest, the rename) are rank 0's.
+template <class F>
+void on_root(const Collective* c, F&& f) {
+  if (c == nullptr) return f();
+  std::exception_ptr error;
+  if (c->comm->rank() == 0) try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  c->comm->agree(error);
+}
+
+// The temporary name of a file written collectively: rank 0's (temp_name), known to all.
+inline std::string collective_temp_name(const Collective* c, const std::string& path,
+                                        const char* suffix = "") {
+  long pid = static_cast<long>(::getpid());
+  if (c != nullptr)
+    pid = static_cast<long>(c->comm->max(c->comm->rank() == 0 ? static_cast<double>(pid) : 0.0));
+  return path + suffix + ".tmp." + std::to_string(pid);
+}
 
 // error_number 0 (a stream that failed without setting errno) gives no misleading "Success".
 [[noreturn]] inline void fail_io(const std::string& what, const std::string& path,
@@ -258,7 +499,7 @@ inline void check_free_space(const std::string& what, const std::string& path, d
 // A temporary name beside `path` that no other process uses: two runs (or a run and a
 // tool) writing the same final name never share a temporary.
 inline std::string temp_name(const std::string& path, const char* suffix = "") {
-  return path + suffix + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  return collective_temp_name(nullptr, path, suffix);
 }
 
 // Removes a temporary file unless it was renamed into place, so that a failed write leaves

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <fstream>
 #include <locale>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,10 +72,16 @@ void validate(const std::string& path, const PlotFile& plot) {
   }
   const std::size_t cells = static_cast<std::size_t>(plot.block_size) * plot.block_size *
                             static_cast<std::size_t>(plot.block_size);
-  if (plot.values.size() != plot.variables.size() * plot.blocks.size() * cells) {
+  const std::size_t held = plot.own_blocks ? plot.own_blocks->size() : plot.blocks.size();
+  if (plot.values.size() != plot.variables.size() * held * cells) {
     fail("values holds " + std::to_string(plot.values.size()) + " entries, expected " +
-         std::to_string(plot.variables.size() * plot.blocks.size() * cells));
+         std::to_string(plot.variables.size() * held * cells));
   }
+  if (plot.own_blocks)
+    for (std::size_t i = 0; i < plot.own_blocks->size(); ++i)
+      if ((*plot.own_blocks)[i] >= plot.blocks.size() ||
+          (i > 0 && (*plot.own_blocks)[i] <= (*plot.own_blocks)[i - 1]))
+        fail("own_blocks must name blocks in increasing order");
   if (!plot.datasets.empty()) {
     if (plot.datasets.size() != plot.variables.size())
       fail("datasets names " + std::to_string(plot.datasets.size()) + " variables, expected " +
@@ -112,8 +119,10 @@ std::vector<DatasetGroup> dataset_groups(const PlotFile& plot) {
 // ---------------------------------------------------------------------------------------------
 // The two files
 
-void write_athdf(const std::string& path, const std::string& tmp_name, const PlotFile& plot) {
-  const detail::Hdf5File w("write plot file", path);
+void write_athdf(const std::string& path, const std::string& tmp_name, const PlotFile& plot,
+                 const Collective* c) {
+  detail::Hdf5File w("write plot file", path);
+  w.set_collective(c);
   const std::size_t nblocks = plot.blocks.size();
   const std::size_t n = static_cast<std::size_t>(plot.block_size);
 
@@ -125,8 +134,10 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   Handle fapl = w.own(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate");
   w.check(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18), "H5Pset_libver_bounds");
   w.check(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), "H5Pset_fclose_degree");
-  Handle file = w.own(H5Fcreate(tmp_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
-                      "creating '" + tmp_name + "'");
+  if (c != nullptr) detail::set_collective_access(fapl.get());
+  const hid_t created = H5Fcreate(tmp_name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+  w.check_agreed(created < 0 ? -1 : 0, "creating '" + tmp_name + "'");
+  Handle file(created, H5Fclose);
   const hid_t f = file.get();
 
   // Root attributes, with the names, file types and shapes of Athena++ (yt reads them).
@@ -197,14 +208,27 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   }
 
   // values is already [var][block][z][y][x], Athena++'s order: each dataset is written from
-  // its slice, no copy.
-  const std::size_t per_var = nblocks * n * n * n;
-  for (const DatasetGroup& g : groups)
-    w.dataset(f, g.name.c_str(), real_type(), real_type(), {g.count, nblocks, n, n, n},
-              plot.values.data() + g.first * per_var);
+  // its slice, no copy. Collectively each rank writes its runs of blocks.
+  if (plot.own_blocks) {
+    std::vector<std::pair<hsize_t, hsize_t>> runs;
+    for (const std::size_t b : *plot.own_blocks)
+      if (!runs.empty() && runs.back().first + runs.back().second == b)
+        ++runs.back().second;
+      else
+        runs.push_back({b, 1});
+    const std::size_t per_var = plot.own_blocks->size() * n * n * n;
+    for (const DatasetGroup& g : groups)
+      w.block_dataset(f, g.name.c_str(), real_type(), real_type(), {g.count, nblocks, n, n, n},
+                      runs, plot.values.data() + g.first * per_var);
+  } else {
+    const std::size_t per_var = nblocks * n * n * n;
+    for (const DatasetGroup& g : groups)
+      w.dataset(f, g.name.c_str(), real_type(), real_type(), {g.count, nblocks, n, n, n},
+                plot.values.data() + g.first * per_var);
+  }
 
-  w.check(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
-  w.check(file.close(), "H5Fclose");
+  w.check_agreed(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
+  w.check_agreed(file.close(), "H5Fclose");
 }
 
 // Athena++'s .athdf.xdmf: a spatial collection of one rectilinear grid per block, each a view
@@ -281,19 +305,33 @@ std::string plot_file_name(const std::string& dir, const std::string& problem, i
   return dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-void write_plot_file(const std::string& path, const PlotFile& plot) {
+void write_plot_file(const std::string& path, const PlotFile& plot, const Collective* c) {
   validate(path, plot);
+  if (c != nullptr && !plot.own_blocks)
+    throw Error(ErrorKind::kInternal, "a collective plot file needs own_blocks");
   const detail::QuietHdf5Errors quiet;
-  // The .athdf goes into place first, so a visible .xdmf never refers to a missing file.
-  detail::check_free_space("plot file", path,
-                           static_cast<double>(plot.values.size()) * sizeof(Real) +
-                               static_cast<double>(plot.blocks.size()) * 64);
-  TempFile athdf(detail::temp_name(path), "plot file");
-  TempFile xdmf(detail::temp_name(path, ".xdmf"), "plot file");
-  write_athdf(path, athdf.name(), plot);
-  write_xdmf(path, xdmf.name(), plot);
-  athdf.commit(path);
-  xdmf.commit(path + ".xdmf");
+  const double cells = static_cast<double>(plot.block_size) * plot.block_size * plot.block_size;
+  detail::on_root(c, [&] {
+    detail::check_free_space("plot file", path,
+                             static_cast<double>(plot.variables.size()) * cells *
+                                     static_cast<double>(plot.blocks.size()) * sizeof(Real) +
+                                 static_cast<double>(plot.blocks.size()) * 64);
+  });
+  // Rank 0 owns the temporaries (removes them on failure, renames them); the .athdf goes
+  // into place first, so a visible .xdmf never refers to a missing file.
+  const std::string athdf_name = detail::collective_temp_name(c, path);
+  const std::string xdmf_name = detail::collective_temp_name(c, path, ".xdmf");
+  std::optional<TempFile> athdf, xdmf;
+  if (c == nullptr || c->comm->rank() == 0) {
+    athdf.emplace(athdf_name, "plot file");
+    xdmf.emplace(xdmf_name, "plot file");
+  }
+  write_athdf(path, athdf_name, plot, c);
+  detail::on_root(c, [&] {
+    write_xdmf(path, xdmf->name(), plot);
+    athdf->commit(path);
+    xdmf->commit(path + ".xdmf");
+  });
 }
 
 }  // namespace tessera::io

@@ -8,7 +8,8 @@ namespace tessera::io {
 
 PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, double gamma,
                         const std::string& problem, int cycle, double time,
-                        const std::string& parameters, const std::vector<DerivedField>& derived) {
+                        const std::string& parameters, const std::vector<DerivedField>& derived,
+                        const std::function<bool(int patch)>& owns) {
   const auto& geo = m.geometry();
   PlotFile f;
   f.problem = problem;
@@ -38,10 +39,8 @@ PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, do
   // Canonical order: the same file whatever the history of the pool's slots.
   for (const int p : m.canonical_order())
     if (m.patch(p).is_leaf()) leaves.push_back(p);
-  const std::size_t nb = leaves.size(), nc = mesh::kPatchCells, np = plotted.size();
-  f.values.resize((np + derived.size()) * nb * nc);
-  std::vector<Real> w(m.nvar());
-  for (std::size_t b = 0; b < nb; ++b) {
+  std::vector<std::size_t> held;  // the blocks whose values are formed
+  for (std::size_t b = 0; b < leaves.size(); ++b) {
     const auto& meta = m.patch(leaves[b]);
     PlotBlock blk;
     blk.level = meta.level;
@@ -51,14 +50,22 @@ PlotFile make_plot_file(const mesh::Mesh& m, const ToPrimitive& to_primitive, do
       blk.xmin[d] = geo.xmin[d] + meta.corner[d] * blk.dx;
     }
     f.blocks.push_back(blk);
-    const Real* u = m.current(leaves[b]);
+    if (!owns || owns(leaves[b])) held.push_back(b);
+  }
+  const std::size_t nb = held.size(), nc = mesh::kPatchCells, np = plotted.size();
+  f.values.resize((np + derived.size()) * nb * nc);
+  std::vector<Real> w(m.nvar());
+  for (std::size_t b = 0; b < nb; ++b) {
+    const int p = leaves[held[b]];
+    const Real* u = m.current(p);
     for (std::size_t c = 0; c < nc; ++c) {
       to_primitive(u + c, static_cast<int>(nc), w.data());
       for (std::size_t i = 0; i < np; ++i) f.values[(i * nb + b) * nc + c] = w[plotted[i]];
     }
     for (std::size_t i = 0; i < derived.size(); ++i)
-      derived[i].compute(leaves[b], f.values.data() + ((np + i) * nb + b) * nc);
+      derived[i].compute(p, f.values.data() + ((np + i) * nb + b) * nc);
   }
+  if (owns) f.own_blocks = std::move(held);
   return f;
 }
 

@@ -239,6 +239,10 @@ Comm& world_comm() {
   return comm;
 }
 
+bool is_mpi_world(const Comm& comm) {
+  return comm.size() > 1 && &comm == &world_comm();
+}
+
 int node_rank() {
   return g_node_rank;
 }
@@ -266,6 +270,10 @@ void start_mpi() {}
 
 Comm& world_comm() {
   return serial_comm();
+}
+
+bool is_mpi_world(const Comm&) {
+  return false;
 }
 
 int node_rank() {

@@ -7,7 +7,9 @@
 #      Mach reflection (problem-defined boundaries).
 #   2. A checkpoint of 4 ranks restarts on 2 and on 1 and ends equal to one rank's
 #      uninterrupted run.
-#   3. Faults: an unphysical cell stops every rank with exit 4 and one message naming the
+#   3. Collective output (parallel HDF5): the files verify, and write calls cut into small
+#      rounds, or rank 0 gathering (mpi.parallel_io=false), give one rank's files.
+#   4. Faults: an unphysical cell stops every rank with exit 4 and one message naming the
 #      failing rank, and its diagnostic plot file equals one rank's; a parameter error and a damaged checkpoint give one message and exit 2
 #      and 3; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
 # Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
@@ -114,7 +116,38 @@ for n in 2 1; do
   done
 done
 
-# --- 3. faults (backend-independent: on the CPU only) ----------------------------------------
+# --- 3. collective output ---------------------------------------------------------------------
+# With parallel HDF5 the ranks write each file together (the log says so), and the file
+# verifies as one rank's does (its digests, formed where the patches are, are one rank's:
+# compare checks them above). Write calls cut into rounds of a few KB (the guard against
+# MPI-IO's 2^31-byte limit, taken many times and a different number of times per rank) and
+# mpi.parallel_io=false (rank 0 gathers and writes) give one rank's files too.
+if "$tessera" --version | grep -q "output of several ranks: parallel HDF5"; then
+  grep -q "wrote checkpoint .*, 4 ranks together)" "$work/restart_4.log" ||
+    fail "collective output: the 4 ranks did not write their checkpoint together"
+fi
+"$tessera" verify "$work/restart_4/blob.chk.00000012.h5" >"$work/verify_4.log" 2>&1 ||
+  fail "collective output: the checkpoint of 4 ranks fails tessera verify"
+if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" blob_scalar "* ]]; then
+  read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
+  args+=(output.checkpoint_interval=12)
+  for how in rounds gathered; do
+    extra=()
+    [ $how = gathered ] && extra=(mpi.parallel_io=false)
+    TESSERA_IO_MAX_TRANSFER=$([ $how = rounds ] && echo 5000 || echo 0) \
+      on 3 run "${args[@]}" "${extra[@]}" output.dir="$work/blob_scalar/3_$how" \
+      >"$work/blob_scalar.3_$how.log" 2>&1 || fail "blob_scalar, 3 ranks ($how) exited $?"
+    if result=$(compare "$work/blob_scalar/1" "$work/blob_scalar/3_$how"); then
+      echo "blob_scalar, 3 ranks, output $how: $result"
+    else
+      fail "blob_scalar, 3 ranks, output $how, differs from one rank: $result"
+    fi
+  done
+  grep -q "ranks together" "$work/blob_scalar.3_gathered.log" &&
+    fail "blob_scalar: mpi.parallel_io=false still wrote collectively"
+fi
+
+# --- 4. faults (backend-independent: on the CPU only) ----------------------------------------
 if [ "$backend" != cpu ]; then
   [ $failures -eq 0 ] && echo "all MPI checks passed ($backend backend, sections 1 and 2)"
   exit $((failures != 0))

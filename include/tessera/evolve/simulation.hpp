@@ -195,8 +195,12 @@ class Simulation {
   void check_ranks_supported() const;
   // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
   void run_on_root(const std::function<void()>& f);
+  // The ranks writing an output together (parallel HDF5, each rank its own patches): on
+  // MPI ranks of a build with parallel HDF5 unless mpi.parallel_io is false; nullopt
+  // otherwise (one rank, virtual ranks, or rank 0 gathers: run_on_root).
+  std::optional<io::Collective> collective_output() const;
   void write_checkpoint_file(const std::string& path, const io::CheckpointHeader& header,
-                             const io::CheckpointState& st);
+                             const io::CheckpointState& st, const io::Collective* c = nullptr);
   // One decision for every rank (rank 0's would do; any rank's true is taken).
   bool agree(bool local) const { return comm_->size() == 1 ? local : comm_->max(local) > 0; }
   // One step of `level`, from `time`, from coarse_weight to coarse_weight_end of its
@@ -212,8 +216,9 @@ class Simulation {
   void ensure_device();
   void sync_host() const;
   void write_plot(int index);
-  // A plot file of the current state, written by rank 0 (the others' patches gathered) in
-  // output.dir under name(dir); returns its path (on rank 0; empty on the others).
+  // A plot file of the current state in output.dir under name(dir), written by the ranks
+  // together (collective_output) or by rank 0 (the others' patches gathered); returns its
+  // path (on rank 0; empty on the others when gathered).
   std::string write_plot_on_root(const std::function<std::string(const std::string& dir)>& name);
   // The diagnostic plot file of a numerical failure `e` (best effort). Several ranks write
   // it together (gathered on rank 0) when `e` was agreed between them through an MPI Comm,

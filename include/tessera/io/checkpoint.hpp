@@ -10,14 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "tessera/io/collective.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::io {
 
 inline constexpr const char* kCheckpointFormat = "tessera-checkpoint";
-// Version 2 added RunId, the per-dataset Digest attributes and the file digest; version 1
-// files are still read (without those checks).
-inline constexpr int kCheckpointFormatVersion = 2;
+// Version 2 added RunId, the per-dataset Digest attributes and the file digest; version 3
+// made a Digest that of the dataset's rows' digests (digest.hpp: RowDigest), which the
+// ranks writing a file together form where the rows are. Versions 1 and 2 are still read
+// (version 1 without those checks).
+inline constexpr int kCheckpointFormatVersion = 3;
 
 // The time loop's state besides the mesh data.
 struct CheckpointState {
@@ -58,9 +61,12 @@ std::string checkpoint_file_name(const std::string& dir, const std::string& prob
 std::vector<std::string> list_checkpoints(const std::string& dir, const std::string& problem);
 
 // Writes under a temporary name, syncs and renames: the previous checkpoint is intact
-// until the new one is complete. Throws Error(kIo) naming the file on failure.
+// until the new one is complete. Throws Error(kIo) naming the file on failure. With a
+// Collective, every rank calls it with its store (the patches it owns) and all throw the
+// same error; rank 0 checks the free space, seals the file and renames it.
 void write_checkpoint(const std::string& path, const mesh::Mesh& mesh,
-                      const CheckpointHeader& header, const CheckpointState& state);
+                      const CheckpointHeader& header, const CheckpointState& state,
+                      const Collective* collective = nullptr);
 
 // The file digest of a checkpoint written with one (format version 2 on): false when the
 // file has no digest block (another format, or a block damaged beyond recognition: the
@@ -114,6 +120,8 @@ class CheckpointReader {
                                         bool with_data = true) const;
 
  private:
+  void read_header();  // the constructor's checks of the open file
+
   std::string path_;
   long long file_ = -1;  // hid_t
   CheckpointHeader header_;

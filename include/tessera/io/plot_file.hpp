@@ -3,10 +3,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/core/real.hpp"
+#include "tessera/io/collective.hpp"
 
 namespace tessera::io {
 
@@ -35,8 +37,13 @@ struct PlotFile {
   // dataset are consecutive; each dataset is written as Athena++ does, with its share of
   // NumVariables, so that yt maps Bcc1..3 to magnetic_field_x/y/z.
   std::vector<std::string> datasets;
-  // values[var][block][z][y][x]: variables.size() * blocks.size() * block_size^3 entries.
+  // values[var][block][z][y][x]: variables.size() * blocks.size() * block_size^3 entries;
+  // with own_blocks, of those blocks only (values[var][own block][z][y][x]).
   std::vector<Real> values;
+  // A collective write (tessera/io/collective.hpp): the blocks whose values this rank
+  // holds and writes, in increasing order; every block belongs to exactly one rank.
+  // nullopt: all of them.
+  std::optional<std::vector<std::size_t>> own_blocks;
   std::string parameters;  // the effective parameters as TOML text
   double gamma = 0;
   std::string code_version;
@@ -47,7 +54,10 @@ std::string plot_file_name(const std::string& dir, const std::string& problem, i
 
 // Writes `path` and `path + ".xdmf"`. Each is written under a temporary name, flushed
 // and renamed, so a crash never leaves a partial file under the final name.
-// Throws tessera::Error(kIo) naming the file on any HDF5 or filesystem failure.
-void write_plot_file(const std::string& path, const PlotFile& plot);
+// Throws tessera::Error(kIo) naming the file on any HDF5 or filesystem failure. With a
+// Collective, every rank calls it with its own blocks' values (own_blocks) and the ranks
+// write one file together; rank 0 writes the .xdmf and renames both.
+void write_plot_file(const std::string& path, const PlotFile& plot,
+                     const Collective* collective = nullptr);
 
 }  // namespace tessera::io

@@ -27,10 +27,12 @@ struct DerivedField {
 
 // The plotted fields (FieldInfo::plotted) in the registry's plot_order, under their names
 // and in their datasets, converted cell by cell by `to_primitive`, then the derived fields;
-// `gamma` is recorded in the file.
+// `gamma` is recorded in the file. With `owns` (a rank of a collective write), every leaf
+// is a block of the file but only the values of the leaves it owns are formed (own_blocks).
 PlotFile make_plot_file(const mesh::Mesh& mesh, const ToPrimitive& to_primitive, double gamma,
                         const std::string& problem, int cycle, double time,
                         const std::string& parameters,
-                        const std::vector<DerivedField>& derived = {});
+                        const std::vector<DerivedField>& derived = {},
+                        const std::function<bool(int patch)>& owns = nullptr);
 
 }  // namespace tessera::io

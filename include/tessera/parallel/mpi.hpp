@@ -28,6 +28,10 @@ void start_mpi();
 // rank), else a Comm over MPI_COMM_WORLD.
 Comm& world_comm();
 
+// Whether `comm` is the MPI world of several processes (what MPI-IO can open a file over),
+// not one rank or ranks that are threads of one process (VirtualRanks).
+bool is_mpi_world(const Comm& comm);
+
 // The rank among the ranks of this host, and their number (MPI_COMM_TYPE_SHARED): which
 // GPU a rank takes. 0 and 1 on one rank.
 int node_rank();
