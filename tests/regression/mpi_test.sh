@@ -149,7 +149,7 @@ fi
 
 # --- 4. faults (backend-independent: on the CPU only) ----------------------------------------
 if [ "$backend" != cpu ]; then
-  [ $failures -eq 0 ] && echo "all MPI checks passed ($backend backend, sections 1 and 2)"
+  [ $failures -eq 0 ] && echo "all MPI checks passed ($backend backend, sections 1 to 3)"
   exit $((failures != 0))
 fi
 # An unphysical cell (a blast of 1e300) on the ranks that own the centre.
