@@ -61,10 +61,16 @@ std::string decomposition_summary(const Params& params, const evolve::MemoryEsti
          "regrids) have made it\n";
   s += strprintf(
       "# memory per rank: about %.3f GB for its own root groups and more for the copies of "
-      "others' that it reads, %.3f GB of buffers; rank 0 holds the whole mesh (%.3f GB of "
-      "root level) while it writes an output\n",
+      "others' that it reads, %.3f GB of buffers%s\n",
       memory.root_bytes * high / std::max(1LL, families) / 1e9, memory.buffer_bytes / 1e9,
-      memory.root_bytes / 1e9);
+      io::collective_output_built() && params.boolean("mpi.parallel_io")
+          ? "; the ranks write outputs together (parallel HDF5)"
+          : strprintf(
+                "; rank 0 holds the whole mesh (%.3f GB of root level) while it writes "
+                "an output (gathered: %s)",
+                memory.root_bytes / 1e9,
+                io::collective_output_built() ? "mpi.parallel_io = false" : "HDF5 without MPI-IO")
+                .c_str());
   return s;
 }
 

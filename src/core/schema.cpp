@@ -76,11 +76,16 @@ std::vector<ParamSpec> core_specs() {
              "checkpoints and the log's totals): auto does so for runs without refinement "
              "(amr.max_level = 0) whose data fit in the GPU's free memory, on insists, off "
              "stages every batch through the host"),
+      real("mpi", "coarse_fine_cost", 1.5, {1, 100},
+           "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "
+           "level (interpolated in space and time), in units of one that does not, when each "
+           "level is cut into pieces of equal cost (measured: 1.57 in the prepare stage)"),
       real("mpi", "imbalance_tolerance", 0.1, {0, kInf},
            "several MPI ranks: after a regrid each level keeps its cuts along the curve (no "
-           "patch moves) while its most loaded rank holds at most this fraction more patch "
-           "groups than the best cut would give it; beyond that the level is cut again and "
-           "the groups that change rank migrate (0: whenever the kept cuts are not the best)"),
+           "patch moves) while its most loaded rank holds at most this fraction more cost "
+           "(mpi.coarse_fine_cost) than the best cut would give it; beyond that the level is "
+           "cut again and the groups that change rank migrate (0: whenever the kept cuts are "
+           "not the best)"),
       {"mpi",
        "parallel_io",
        ParamType::kBool,

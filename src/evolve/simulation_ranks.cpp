@@ -24,10 +24,12 @@ void Simulation::repartition(bool trim, bool follow) {
   const int ranks = comm_->size(), rank = comm_->rank();
   if (follow && ranks > 1) {
     partition_ =
-        parallel::Partition::following(*mesh_, partition_, params_.real("mpi.imbalance_tolerance"));
+        parallel::Partition::following(*mesh_, partition_, params_.real("mpi.imbalance_tolerance"),
+                                       params_.real("mpi.coarse_fine_cost"));
     regrid_stats_.rebalances += static_cast<long long>(partition_.recut_levels().size());
   } else {
-    partition_ = parallel::Partition::along_curve(*mesh_, ranks);
+    partition_ =
+        parallel::Partition::along_curve(*mesh_, ranks, params_.real("mpi.coarse_fine_cost"));
   }
   exchanges_.assign(mesh_->num_levels(), {});
   for (int level = 0; level < mesh_->num_levels(); ++level) {

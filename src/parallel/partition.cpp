@@ -6,15 +6,16 @@
 
 namespace tessera::parallel {
 
-Partition Partition::along_curve(const mesh::Mesh& m, int ranks) {
+Partition Partition::along_curve(const mesh::Mesh& m, int ranks, double coarse_fine_cost) {
   if (ranks < 1) throw Error(ErrorKind::kInternal, "a partition needs at least one rank");
-  Partition p(m, ranks);
+  Partition p(m, ranks, coarse_fine_cost);
   for (int level = 0; level < m.num_levels(); ++level) p.cut_level(m, level);
   return p;
 }
 
-Partition Partition::following(const mesh::Mesh& m, const Partition& previous, double tolerance) {
-  Partition p(m, previous.ranks_);
+Partition Partition::following(const mesh::Mesh& m, const Partition& previous, double tolerance,
+                               double coarse_fine_cost) {
+  Partition p(m, previous.ranks_, coarse_fine_cost);
   for (int level = 0; level < m.num_levels(); ++level) {
     if (level >= static_cast<int>(previous.starts_.size())) {  // a new level
       p.cut_level(m, level);
@@ -22,10 +23,12 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
     }
     p.starts_[level] = previous.starts_[level];
     p.assign_level(m, level);
-    const long long n = static_cast<long long>(m.groups(level).size());
-    const long long best = (n + p.ranks_ - 1) / p.ranks_;  // along_curve's most loaded rank
-    const int most = *std::max_element(p.counts_[level].begin(), p.counts_[level].end());
-    if (most > (1.0 + tolerance) * static_cast<double>(best)) {
+    const double most = *std::max_element(p.costs_[level].begin(), p.costs_[level].end());
+    Partition best(m, p.ranks_, coarse_fine_cost);  // along_curve's cut of the level
+    best.cut_level(m, level);
+    const double least_most =
+        *std::max_element(best.costs_[level].begin(), best.costs_[level].end());
+    if (most > (1.0 + tolerance) * least_most) {
       p.cut_level(m, level);
       p.recut_.push_back(level);
     }
@@ -33,19 +36,35 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
   return p;
 }
 
-Partition::Partition(const mesh::Mesh& m, int ranks)
+Partition::Partition(const mesh::Mesh& m, int ranks, double coarse_fine_cost)
     : ranks_(ranks),
+      coarse_fine_cost_(coarse_fine_cost),
       owner_(m.num_patches() / mesh::kFamilySize, -1),
       counts_(m.num_levels()),
+      costs_(m.num_levels()),
       starts_(m.num_levels()) {}
+
+double Partition::group_cost(const mesh::Mesh& m, int g, double coarse_fine_cost) {
+  if (coarse_fine_cost == 1) return 1;
+  const int* row = m.neighbours().row(g);
+  for (int b = 0; b < mesh::kGroupBlocks; ++b)
+    if (row[b] == mesh::kBlockCoarse) return coarse_fine_cost;
+  return 1;
+}
 
 void Partition::cut_level(const mesh::Mesh& m, int level) {
   const auto& groups = m.groups(level);  // canonical order
-  const long long n = static_cast<long long>(groups.size());
+  const std::size_t n = groups.size();
+  std::vector<double> before(n + 1, 0);  // cost of the groups before each
+  for (std::size_t i = 0; i < n; ++i)
+    before[i + 1] = before[i] + group_cost(m, groups[i], coarse_fine_cost_);
+  const double total = before[n];
   std::vector<std::uint64_t>& starts = starts_[level];
   starts.assign(ranks_, 0);
+  std::size_t i = 0;
   for (int r = 1; r < ranks_; ++r) {
-    const long long i = n * r / ranks_;
+    // The last i with before[i] * ranks <= total * r (exact for equal costs: integers).
+    while (i < n && before[i + 1] * ranks_ <= total * r) ++i;
     // An empty piece at the end starts past every key (so does every later one).
     starts[r] = i < n ? m.curve_key(groups[i]) : ~std::uint64_t{0};
   }
@@ -55,12 +74,14 @@ void Partition::cut_level(const mesh::Mesh& m, int level) {
 void Partition::assign_level(const mesh::Mesh& m, int level) {
   const std::vector<std::uint64_t>& starts = starts_[level];
   counts_[level].assign(ranks_, 0);
+  costs_[level].assign(ranks_, 0.0);
   int r = 0;
   for (const int g : m.groups(level)) {  // keys ascend: the ranks are met in order
     const std::uint64_t key = m.curve_key(g);
     while (r + 1 < ranks_ && starts[r + 1] <= key) ++r;
     owner_[g / mesh::kFamilySize] = r;
     ++counts_[level][r];
+    costs_[level][r] += group_cost(m, g, coarse_fine_cost_);
   }
 }
 

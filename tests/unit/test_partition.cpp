@@ -49,6 +49,54 @@ TEST(Partition, ContiguousPiecesOfEachLevelsCurve) {
   }
 }
 
+// Cost-weighted cuts: groups whose ghost zones read the coarser level cost
+// coarse_fine_cost. Each piece's cost is within one group's cost of the level's mean (the
+// cut is the last group start at or below r / ranks of the total), costs() adds up what
+// each rank owns, and following() with no change of mesh keeps a weighted cut. Equal costs
+// give along_curve's equal counts.
+TEST(Partition, PiecesOfEqualCostWithCoarseFineGroupsWeighted) {
+  NestedSpec spec;  // refined regions with groups inside them, not only on their edges
+  spec.cells = {64, 64, 64};
+  spec.centre = {0.45, 0.5, 0.55};
+  spec.radii = {0.4, 0.25};
+  const mesh::Mesh m = nested_mesh(spec, mesh::testing::plain_fields(1));
+  ASSERT_EQ(m.num_levels(), 3);
+  for (const double weight : {1.0, 1.57, 4.0}) {
+    for (const int ranks : {2, 3, 4, 7}) {
+      SCOPED_TRACE(::testing::Message() << ranks << " ranks, weight " << weight);
+      const Partition part = Partition::along_curve(m, ranks, weight);
+      const Partition plain = Partition::along_curve(m, ranks);
+      bool differs = false;
+      for (int level = 0; level < m.num_levels(); ++level) {
+        std::vector<double> cost(ranks, 0);
+        double total = 0, largest = 0;
+        int cf = 0, last = 0;
+        for (const int g : m.groups(level)) {
+          const double c = Partition::group_cost(m, g, weight);
+          cf += c > 1;
+          const int r = part.owner(g);
+          ASSERT_GE(r, last) << "level " << level << ": pieces are not contiguous";
+          last = r;
+          cost[r] += c, total += c, largest = std::max(largest, c);
+          differs |= r != plain.owner(g);
+        }
+        EXPECT_EQ(part.costs()[level], cost) << "level " << level;
+        for (int r = 0; r < ranks; ++r)
+          EXPECT_LT(cost[r], total / ranks + largest + 1e-9) << "level " << level << " rank " << r;
+        if (level > 0 && weight > 1) EXPECT_GT(cf, 0) << "level " << level << " has no cf group";
+        const Partition kept = Partition::following(m, part, 0.0, weight);
+        EXPECT_TRUE(kept.recut_levels().empty());
+        for (const int g : m.groups(level)) EXPECT_EQ(kept.owner(g), part.owner(g));
+      }
+      if (weight == 1) {
+        EXPECT_FALSE(differs) << "equal costs must cut as along_curve's counts";
+      } else {
+        EXPECT_TRUE(differs) << "weighted cuts equal the unweighted ones";
+      }
+    }
+  }
+}
+
 // A refined region moving through the mesh: after each regrid Partition::following keeps
 // every level's cuts (families that stay keep their rank, the pieces stay contiguous)
 // until its most loaded rank exceeds the best cut's by more than the tolerance, and then

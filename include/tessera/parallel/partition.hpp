@@ -20,10 +20,13 @@ class Partition {
  public:
   // One rank owns everything.
   Partition() = default;
-  // Cuts each level of `m` into `ranks` contiguous pieces of its canonical order, each
-  // with floor or ceil of (families of the level) / ranks families: a patch group is the
-  // unit of work, and the groups of one level cost the same (one solver call each).
-  static Partition along_curve(const mesh::Mesh& m, int ranks);
+  // Cuts each level of `m` into `ranks` contiguous pieces of its canonical order, as equal
+  // in cost as whole groups allow: a patch group is the unit of work (one solver call),
+  // and one whose ghost zones read the coarser level (the neighbour table's coarse blocks:
+  // interpolation in space and time) costs `coarse_fine_cost` times one that does not.
+  // Piece r begins at the last group whose preceding groups cost at most r / ranks of the
+  // level's total: with equal costs, floor or ceil of (groups of the level) / ranks each.
+  static Partition along_curve(const mesh::Mesh& m, int ranks, double coarse_fine_cost = 1);
   // The partition of `m` (the mesh after a regrid) that keeps `previous`'s cuts: a cut is a
   // position along the level's curve (mesh::Mesh::curve_key), so a family that stays keeps
   // its rank, a new one joins the piece whose stretch of the curve holds it, and the
@@ -31,7 +34,9 @@ class Partition {
   // (1 + tolerance) times the groups of along_curve's most loaded rank is cut again (as
   // along_curve cuts it; so is a level `previous` did not have): GAMER-2 rebalances
   // likewise only past an imbalance threshold, since every cut moves data.
-  static Partition following(const mesh::Mesh& m, const Partition& previous, double tolerance);
+  // Loads are costs (coarse_fine_cost as along_curve's).
+  static Partition following(const mesh::Mesh& m, const Partition& previous, double tolerance,
+                             double coarse_fine_cost = 1);
 
   int ranks() const { return ranks_; }
   // Owner of the family whose first patch is `first_patch` (or of any patch of it).
@@ -39,17 +44,24 @@ class Partition {
   bool owns(int rank, int patch) const { return owner(patch) == rank; }
   // Families per rank and level, [level][rank] (empty for the one-rank default).
   const std::vector<std::vector<int>>& counts() const { return counts_; }
+  // Their cost, [level][rank] (see along_curve).
+  const std::vector<std::vector<double>>& costs() const { return costs_; }
+  // The cost of group g of `m` for a partition (along_curve).
+  static double group_cost(const mesh::Mesh& m, int g, double coarse_fine_cost);
   // The levels that following() cut again for their balance (empty for along_curve).
   const std::vector<int>& recut_levels() const { return recut_; }
 
  private:
-  Partition(const mesh::Mesh& m, int ranks);  // every level sized, no owner yet
+  // Every level sized, no owner yet.
+  Partition(const mesh::Mesh& m, int ranks, double coarse_fine_cost);
   void cut_level(const mesh::Mesh& m, int level);
   void assign_level(const mesh::Mesh& m, int level);
 
   int ranks_ = 1;
+  double coarse_fine_cost_ = 1;
   std::vector<int> owner_;  // [pool slot / 8]
   std::vector<std::vector<int>> counts_;
+  std::vector<std::vector<double>> costs_;
   // [level][r]: the curve key where rank r's piece begins; its piece holds the keys up to
   // the next rank's start (the last rank's, to the end). Empty pieces repeat a start.
   std::vector<std::vector<std::uint64_t>> starts_;
