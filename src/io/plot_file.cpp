@@ -309,6 +309,8 @@ void write_plot_file(const std::string& path, const PlotFile& plot, const Collec
   validate(path, plot);
   if (c != nullptr && !plot.own_blocks)
     throw Error(ErrorKind::kInternal, "a collective plot file needs own_blocks");
+  if (c == nullptr && plot.own_blocks && plot.own_blocks->size() != plot.blocks.size())
+    throw Error(ErrorKind::kInternal, "a plot file of one process needs every block's values");
   const detail::QuietHdf5Errors quiet;
   const double cells = static_cast<double>(plot.block_size) * plot.block_size * plot.block_size;
   detail::on_root(c, [&] {
