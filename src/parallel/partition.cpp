@@ -24,10 +24,14 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
     p.starts_[level] = previous.starts_[level];
     p.assign_level(m, level);
     const double most = *std::max_element(p.costs_[level].begin(), p.costs_[level].end());
-    Partition best(m, p.ranks_, coarse_fine_cost);  // along_curve's cut of the level
-    best.cut_level(m, level);
-    const double least_most =
-        *std::max_element(best.costs_[level].begin(), best.costs_[level].end());
+    // along_curve's most loaded rank on this level.
+    const BestCut best = p.best_cut(m, level);
+    double least_most = 0;
+    for (int r = 0; r < p.ranks_; ++r) {
+      double piece = 0;  // summed as assign_level sums, group by group
+      for (std::size_t k = best.first[r]; k < best.first[r + 1]; ++k) piece += best.cost[k];
+      least_most = std::max(least_most, piece);
+    }
     if (most > (1.0 + tolerance) * least_most) {
       p.cut_level(m, level);
       p.recut_.push_back(level);
@@ -52,21 +56,36 @@ double Partition::group_cost(const mesh::Mesh& m, int g, double coarse_fine_cost
   return 1;
 }
 
-void Partition::cut_level(const mesh::Mesh& m, int level) {
+Partition::BestCut Partition::best_cut(const mesh::Mesh& m, int level) const {
   const auto& groups = m.groups(level);  // canonical order
   const std::size_t n = groups.size();
+  BestCut cut;
   std::vector<double> before(n + 1, 0);  // cost of the groups before each
-  for (std::size_t i = 0; i < n; ++i)
-    before[i + 1] = before[i] + group_cost(m, groups[i], coarse_fine_cost_);
+  for (std::size_t i = 0; i < n; ++i) {
+    cut.cost.push_back(group_cost(m, groups[i], coarse_fine_cost_));
+    before[i + 1] = before[i] + cut.cost[i];
+  }
   const double total = before[n];
-  std::vector<std::uint64_t>& starts = starts_[level];
-  starts.assign(ranks_, 0);
+  cut.first.assign(ranks_ + 1, n);
+  cut.first[0] = 0;
   std::size_t i = 0;
   for (int r = 1; r < ranks_; ++r) {
     // The last i with before[i] * ranks <= total * r (exact for equal costs: integers).
     while (i < n && before[i + 1] * ranks_ <= total * r) ++i;
+    cut.first[r] = i;
+  }
+  return cut;
+}
+
+void Partition::cut_level(const mesh::Mesh& m, int level) {
+  const auto& groups = m.groups(level);
+  const BestCut cut = best_cut(m, level);
+  std::vector<std::uint64_t>& starts = starts_[level];
+  starts.assign(ranks_, 0);
+  for (int r = 1; r < ranks_; ++r) {
     // An empty piece at the end starts past every key (so does every later one).
-    starts[r] = i < n ? m.curve_key(groups[i]) : ~std::uint64_t{0};
+    starts[r] =
+        cut.first[r] < groups.size() ? m.curve_key(groups[cut.first[r]]) : ~std::uint64_t{0};
   }
   assign_level(m, level);
 }

@@ -54,6 +54,13 @@ class Partition {
  private:
   // Every level sized, no owner yet.
   Partition(const mesh::Mesh& m, int ranks, double coarse_fine_cost);
+  // along_curve's cut of a level: each group's cost, in canonical order, and the first
+  // group of each rank's piece (ranks + 1 entries, the last the group count).
+  struct BestCut {
+    std::vector<double> cost;
+    std::vector<std::size_t> first;
+  };
+  BestCut best_cut(const mesh::Mesh& m, int level) const;
   void cut_level(const mesh::Mesh& m, int level);
   void assign_level(const mesh::Mesh& m, int level);
 
