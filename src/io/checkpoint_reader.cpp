@@ -211,6 +211,11 @@ std::string name_list(const std::vector<std::string>& names) {
   return "(" + s + ")";
 }
 
+// The reader of a checkpoint's datasets, checking the digests its format version carries.
+Reader checked_reader(const CheckpointReader& c) {
+  return Reader(c.path(), c.has_digests(), c.header().format_version >= 3);
+}
+
 // The NumLevels attribute, checked against what a mesh can hold.
 int stored_levels(const Reader& r, hid_t f) {
   const int nlev = r.scalar_attribute<int>(f, "NumLevels", H5T_NATIVE_INT);
@@ -269,7 +274,7 @@ void CheckpointReader::read_header() {
   header_.parameters = r.string_attribute(f, "Parameters");
   // Version 1 (Tessera 0.1) had neither run identities nor digests; it is read as before.
   if (header_.format_version >= 2) header_.run_id = r.string_attribute(f, "RunId");
-  const Reader checked(path_, has_digests(), header_.format_version >= 3);
+  const Reader checked = checked_reader(*this);
   header_.time = checked.one<double>(f, "state/time", H5T_NATIVE_DOUBLE);
   header_.step = checked.one<std::int64_t>(f, "state/step", H5T_NATIVE_INT64);
 }
@@ -294,7 +299,7 @@ CheckpointReader::~CheckpointReader() {
 
 CheckpointState CheckpointReader::state() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests(), header_.format_version >= 3);
+  const Reader r = checked_reader(*this);
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   CheckpointState s;
@@ -321,7 +326,7 @@ CheckpointState CheckpointReader::state() const {
 
 mesh::Hierarchy CheckpointReader::hierarchy() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests(), header_.format_version >= 3);
+  const Reader r = checked_reader(*this);
   const hid_t f = static_cast<hid_t>(file_);
   const int nlev = stored_levels(r, f);
   mesh::Hierarchy h(nlev - 1);
@@ -343,7 +348,7 @@ mesh::Hierarchy CheckpointReader::hierarchy() const {
 
 std::vector<std::string> CheckpointReader::field_names() const {
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests(), header_.format_version >= 3);
+  const Reader r = checked_reader(*this);
   const hid_t f = static_cast<hid_t>(file_);
   if (H5Lexists(f, "data", H5P_DEFAULT) <= 0) r.corrupt("group 'data' is missing");
   Handle dg = r.own(H5Gopen2(f, "data", H5P_DEFAULT), H5Gclose, "opening group 'data'");
@@ -376,7 +381,7 @@ void CheckpointReader::read_data(mesh::Mesh& m) const {
             "of the run that wrote it");
   }
   const detail::QuietHdf5Errors quiet;
-  const Reader r(path_, has_digests(), header_.format_version >= 3);
+  const Reader r = checked_reader(*this);
   const hid_t f = static_cast<hid_t>(file_);
   const auto& geo = m.geometry();
   std::array<int, 3> root{};
@@ -444,7 +449,7 @@ std::unique_ptr<mesh::Mesh> CheckpointReader::read_mesh(const mesh::Geometry& ge
   }
   {
     const detail::QuietHdf5Errors quiet;
-    const Reader r(path_, has_digests(), header_.format_version >= 3);
+    const Reader r = checked_reader(*this);
     if (stored_levels(r, static_cast<hid_t>(file_)) != m->num_levels())
       r.corrupt("its level count disagrees with its octree");
   }
