@@ -4,7 +4,7 @@
 Usage: compare_h5.py DIR_A DIR_B
 Every plot file (*.athdf) and checkpoint (*.chk.*.h5) of DIR_A must exist in DIR_B with the
 same datasets, equal in shape, type and bytes, and the checkpoints' per-dataset Digest
-attributes equal. Other attributes are not compared (they hold run identities, versions
+attributes equal (between files of the same format version). Other attributes are not compared (they hold run identities, versions
 and dates). Prints "N files, M datasets: equal" or the first
 difference, and exits 1 on a difference.
 """
@@ -34,6 +34,9 @@ def main():
             return 1
         with h5py.File(a / name, "r") as fa, h5py.File(b / name, "r") as fb:
             da, db = datasets(fa), datasets(fb)
+            # Digests are compared between files of one checkpoint format (version 3 changed
+            # how a Digest is formed, not the data).
+            same_format = fa.attrs.get("FormatVersion") == fb.attrs.get("FormatVersion")
             if sorted(da) != sorted(db):
                 print(f"{len(files):<8} {name}: dataset lists differ")
                 return 1
@@ -47,7 +50,7 @@ def main():
                     print(f"{len(files):<8} {name}:{key} differs{diff}")
                     return 1
                 ga, gb = da[key].attrs.get("Digest"), db[key].attrs.get("Digest")
-                if (ga is None) != (gb is None) or (ga is not None and ga != gb):
+                if same_format and ((ga is None) != (gb is None) or (ga is not None and ga != gb)):
                     print(f"{len(files):<8} {name}:{key} Digest attributes differ: {ga!r}, {gb!r}")
                     return 1
     print(f"{len(files):<8} {count} datasets: equal")
