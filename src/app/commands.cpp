@@ -40,7 +40,7 @@ void log_parameters(const std::string& file, const Params& params) {
 // families cut along the curve as Partition::along_curve cuts them (floor or ceil of the
 // mean each), and what each rank holds.
 std::string decomposition_summary(const Params& params, const evolve::MemoryEstimate& memory,
-                                  int ranks) {
+                                  int ranks, bool cuda) {
   const long long families = memory.root_patches / mesh::kFamilySize;
   const long long low = families / ranks, high = low + (families % ranks ? 1 : 0);
   const double mean = static_cast<double>(families) / ranks;
@@ -59,6 +59,15 @@ std::string decomposition_summary(const Params& params, const evolve::MemoryEsti
   if (params.integer("amr.max_level") > 0)
     s += "# each refined level is cut the same way once the initial conditions (and later the "
          "regrids) have made it\n";
+  if (params.boolean("gravity.enabled") && ranks > 1) {
+    const int planes = static_cast<int>(params.int3("mesh.nx")[2]);
+    s += !cuda && params.string("mpi.root_fft") == "slabs"
+             ? strprintf("# self-gravity: the root FFT is cut into slabs of %s z-planes per rank\n",
+                         planes % ranks
+                             ? strprintf("%d-%d", planes / ranks, planes / ranks + 1).c_str()
+                             : strprintf("%d", planes / ranks).c_str())
+             : "# self-gravity: every rank solves the whole root grid (root FFT gathered)\n";
+  }
   s += strprintf(
       "# memory per rank: about %.3f GB for its own root groups and more for the copies of "
       "others' that it reads, %.3f GB of buffers%s\n",
@@ -175,7 +184,13 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n", file.c_str(),
               geometry.root_cell_count(),
               evolve::memory_summary(memory, available, source).c_str());
-  if (ranks > 0) std::printf("%s", decomposition_summary(params, memory, ranks).c_str());
+  if (ranks > 0)
+    std::printf(
+        "%s",
+        decomposition_summary(
+            params, evolve::estimate_memory(params, cuda, evolve::run_fields(params).size(), ranks),
+            ranks, cuda)
+            .c_str());
   std::printf("%s", params.to_toml().c_str());
   return 0;
 }

@@ -86,6 +86,11 @@ std::vector<ParamSpec> core_specs() {
            "(mpi.coarse_fine_cost) than the best cut would give it; beyond that the level is "
            "cut again and the groups that change rank migrate (0: whenever the kept cuts are "
            "not the best)"),
+      choice("mpi", "root_fft", "slabs", {"slabs", "gathered"},
+             "several MPI ranks with self-gravity on the CPU: the root Poisson solve's FFT cut "
+             "into slabs of z-planes over the ranks (each transforms and holds 1/N of the grid), "
+             "or gathered (every rank solves the whole root grid); the same bits either way. "
+             "The CUDA backend always gathers (cuFFT on each rank's GPU)"),
       {"mpi",
        "parallel_io",
        ParamType::kBool,

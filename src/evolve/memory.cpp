@@ -76,7 +76,7 @@ int effective_threads(const Params& params, std::string* note) {
   return procs;
 }
 
-MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
+MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int ranks) {
   MemoryEstimate e;
   const auto geo = mesh::geometry_from_params(params);
   const double real = sizeof(Real);
@@ -116,12 +116,15 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields) {
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
   }
   if (params.boolean("gravity.enabled")) {
-    // The root solve (gravity/fft_poisson.hpp): the density and the ghosted potential, and
-    // the FFT's real array and spectrum (periodic), or those of the doubled grid with the
-    // Green's function's transform (isolated): about 4.5 and 22 doubles per root cell.
+    // The root solve (gravity/fft_poisson.hpp): the ghosted potential of the last two solves
+    // on every rank, and the FFT's planes, spectrum and multipliers (periodic), or those of
+    // the doubled grid (isolated): about 5.5 and 25 doubles per root cell, with the density,
+    // cut into slabs over the ranks (or whole on each rank: the GPU, mpi.root_fft =
+    // "gathered").
     const double n = static_cast<double>(geo.root_cell_count());
     const bool periodic = params.string("gravity.boundary") == "periodic";
-    e.buffer_bytes += sizeof(double) * n * (periodic ? 4.5 : 22.0);
+    const bool slabs = !cuda && ranks > 1 && params.string("mpi.root_fft") == "slabs";
+    e.buffer_bytes += sizeof(double) * n * (2 + (periodic ? 5.5 : 25.0) / (slabs ? ranks : 1));
   }
   const int max_level = static_cast<int>(params.integer("amr.max_level"));
   double cells = static_cast<double>(geo.root_cell_count());

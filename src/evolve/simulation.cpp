@@ -95,7 +95,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   run_id_ = io::new_run_id();
   const bool cuda = params_.string("run.backend") == "cuda" ||
                     (params_.string("run.backend") == "auto" && cuda_device_available());
-  memory_ = estimate_memory(params_, cuda, fields_.size());
+  memory_ = estimate_memory(params_, cuda, fields_.size(), comm_->size());
   {
     std::string source;
     const double available = host_memory_available(params_, 0, &source);

@@ -1,10 +1,7 @@
 #include "tessera/gravity/fft_poisson.hpp"
 
-#include <fftw3.h>
-
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -15,17 +12,6 @@ namespace tessera::gravity {
 
 namespace {
 
-// FFTW's planner is not thread-safe, and its thread support is initialised once.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-void init_threads_once() {
-  static const bool ok = fftw_init_threads() != 0;
-  if (!ok) throw Error(ErrorKind::kInternal, "FFTW could not start its threads");
-}
-
 void check_shape(const std::array<int, 3>& n) {
   for (int d = 0; d < 3; ++d)
     if (n[d] < 1)
@@ -34,106 +20,6 @@ void check_shape(const std::array<int, 3>& n) {
 }
 
 }  // namespace
-
-// One plan per pass and direction, each for the rows of one plane (x, y) or one column
-// plane (z); FFTW's new-array execute functions run them on any plane, from any thread.
-struct RealFft3d::Plans {
-  fftw_plan x_forward = nullptr, x_backward = nullptr;
-  fftw_plan y_forward = nullptr, y_backward = nullptr;
-  fftw_plan z_forward = nullptr, z_backward = nullptr;
-  ~Plans() {
-    std::lock_guard lock(planner_mutex());
-    for (fftw_plan p : {x_forward, x_backward, y_forward, y_backward, z_forward, z_backward})
-      if (p) fftw_destroy_plan(p);
-  }
-};
-
-RealFft3d::RealFft3d(std::array<int, 3> n) : n_(n), plans_(std::make_unique<Plans>()) {
-  check_shape(n);
-  real_ = static_cast<double*>(fftw_malloc(sizeof(double) * cells()));
-  spec_ = reinterpret_cast<std::complex<double>*>(fftw_malloc(sizeof(fftw_complex) * modes()));
-  if (!real_ || !spec_) {
-    fftw_free(real_);
-    fftw_free(spec_);
-    throw Error(ErrorKind::kResources,
-                "out of memory for the FFT buffers of " + std::to_string(cells()) + " cells");
-  }
-  const int n0 = n[0], n1 = n[1], n2 = n[2], nh = n0 / 2 + 1;
-  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
-  // Serial plans (one thread each), estimated (no array is touched while planning) and
-  // unaligned (a plane's offset need not keep FFTW's SIMD alignment).
-  const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-  Plans& p = *plans_;
-  {
-    std::lock_guard lock(planner_mutex());
-    init_threads_once();
-    fftw_plan_with_nthreads(1);
-    // x: n1 rows of one z-plane, contiguous.
-    p.x_forward =
-        fftw_plan_many_dft_r2c(1, &n0, n1, real_, nullptr, 1, n0, spec, nullptr, 1, nh, flags);
-    p.x_backward =
-        fftw_plan_many_dft_c2r(1, &n0, n1, spec, nullptr, 1, nh, real_, nullptr, 1, n0, flags);
-    // y: the nh columns of one z-plane, stride nh.
-    p.y_forward = fftw_plan_many_dft(1, &n1, nh, spec, nullptr, nh, 1, spec, nullptr, nh, 1,
-                                     FFTW_FORWARD, flags);
-    p.y_backward = fftw_plan_many_dft(1, &n1, nh, spec, nullptr, nh, 1, spec, nullptr, nh, 1,
-                                      FFTW_BACKWARD, flags);
-    // z: the nh columns of one y-plane, stride n1 nh.
-    p.z_forward = fftw_plan_many_dft(1, &n2, nh, spec, nullptr, n1 * nh, 1, spec, nullptr, n1 * nh,
-                                     1, FFTW_FORWARD, flags);
-    p.z_backward = fftw_plan_many_dft(1, &n2, nh, spec, nullptr, n1 * nh, 1, spec, nullptr, n1 * nh,
-                                      1, FFTW_BACKWARD, flags);
-  }
-  for (fftw_plan q :
-       {p.x_forward, p.x_backward, p.y_forward, p.y_backward, p.z_forward, p.z_backward})
-    if (!q) throw Error(ErrorKind::kInternal, "FFTW could not plan the 3D transform passes");
-}
-
-RealFft3d::~RealFft3d() {
-  plans_.reset();
-  fftw_free(real_);
-  fftw_free(spec_);
-}
-
-void RealFft3d::forward() {
-  const int n1 = n_[1], n2 = n_[2], nh = n_[0] / 2 + 1;
-  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
-  const Plans& p = *plans_;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n2; ++k)
-    fftw_execute_dft_r2c(p.x_forward, real_ + std::size_t(k) * n1 * n_[0],
-                         spec + std::size_t(k) * n1 * nh);
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n2; ++k) {
-    fftw_complex* plane = spec + std::size_t(k) * n1 * nh;
-    fftw_execute_dft(p.y_forward, plane, plane);
-  }
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < n1; ++j) {
-    fftw_complex* plane = spec + std::size_t(j) * nh;
-    fftw_execute_dft(p.z_forward, plane, plane);
-  }
-}
-
-void RealFft3d::backward() {
-  const int n1 = n_[1], n2 = n_[2], nh = n_[0] / 2 + 1;
-  auto* spec = reinterpret_cast<fftw_complex*>(spec_);
-  const Plans& p = *plans_;
-#pragma omp parallel for schedule(static)
-  for (int j = 0; j < n1; ++j) {
-    fftw_complex* plane = spec + std::size_t(j) * nh;
-    fftw_execute_dft(p.z_backward, plane, plane);
-  }
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n2; ++k) {
-    fftw_complex* plane = spec + std::size_t(k) * n1 * nh;
-    fftw_execute_dft(p.y_backward, plane, plane);
-  }
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n2; ++k)
-    fftw_execute_dft_c2r(p.x_backward, spec + std::size_t(k) * n1 * nh,
-                         real_ + std::size_t(k) * n1 * n_[0]);
-}
 
 double grid_mean(const double* values, std::array<int, 3> n) {
   const std::size_t plane = std::size_t(n[0]) * n[1];
@@ -149,26 +35,38 @@ double grid_mean(const double* values, std::array<int, 3> n) {
   return sum / (double(plane) * n[2]);
 }
 
-std::vector<double> periodic_multipliers(std::array<int, 3> n, double h) {
-  check_shape(n);
-  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
-  const int nh = n[0] / 2 + 1;
-  std::vector<double> inv(std::size_t(nh) * n[1] * n[2]);
-  // Eigenvalues of the 7-point Laplacian on a periodic grid: for the mode
-  // exp(2 pi i k.x / n), (phi_{j+1} - 2 phi_j + phi_{j-1}) / h^2 = -(4/h^2) sin^2(pi k / n)
-  // phi_j per axis. The backward transform is unnormalised: 1/cells folded in here.
-  auto s2 = [](int k, int m) {
-    const double s = std::sin(std::numbers::pi * k / m);
+namespace {
+
+// The periodic multiplier of mode (i, j, k). Eigenvalues of the 7-point Laplacian on a
+// periodic grid: for the mode exp(2 pi i k.x / n),
+// (phi_{j+1} - 2 phi_j + phi_{j-1}) / h^2 = -(4/h^2) sin^2(pi k / n) phi_j per axis. The
+// backward transform is unnormalised: 1/cells folded in here.
+double periodic_multiplier(int i, int j, int k, const std::array<int, 3>& n, double h) {
+  if (i == 0 && j == 0 && k == 0) return 0.0;
+  auto s2 = [](int q, int m) {
+    const double s = std::sin(std::numbers::pi * q / m);
     return s * s;
   };
   const double cells = double(n[0]) * n[1] * n[2];
+  const double lambda = -4.0 / (h * h) * (s2(i, n[0]) + s2(j, n[1]) + s2(k, n[2]));
+  return 1.0 / (lambda * cells);
+}
+
+void check_width(double h) {
+  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
+}
+
+}  // namespace
+
+std::vector<double> periodic_multipliers(std::array<int, 3> n, double h) {
+  check_shape(n);
+  check_width(h);
+  const int nh = n[0] / 2 + 1;
+  std::vector<double> inv(std::size_t(nh) * n[1] * n[2]);
   for (int k = 0; k < n[2]; ++k)
     for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < nh; ++i) {
-        const double lambda = -4.0 / (h * h) * (s2(i, n[0]) + s2(j, n[1]) + s2(k, n[2]));
-        const std::size_t m = (std::size_t(k) * n[1] + j) * nh + i;
-        inv[m] = (i == 0 && j == 0 && k == 0) ? 0.0 : 1.0 / (lambda * cells);
-      }
+      for (int i = 0; i < nh; ++i)
+        inv[(std::size_t(k) * n[1] + j) * nh + i] = periodic_multiplier(i, j, k, n, h);
   return inv;
 }
 
@@ -264,157 +162,241 @@ double lattice_green_far(int a, int b, int c) {
 
 namespace {
 
-// The isolated Green's function's multipliers, transformed with `fft` (on the doubled grid
-// of n; its real array is overwritten).
-std::vector<double> green_multipliers(RealFft3d& fft, std::array<int, 3> n, double h) {
-  if (!(h > 0)) throw Error(ErrorKind::kInternal, "FFT Poisson grid with a cell width <= 0");
+// The isolated Green's function's multipliers of this rank's modes, by a forward transform
+// with `fft` (the doubled grid of n, its input planes 0 .. n[2]; a collective). G is even
+// along z, so the planes beyond are the mirror images of those (SlabFft3d::forward).
+std::vector<double> green_multipliers(SlabFft3d& fft, std::array<int, 3> n, double h) {
+  check_width(h);
   const auto& m = fft.shape();
   static const std::vector<double> near = lattice_green_table(kLatticeGreenExact);
   // Index a along an axis is the separation a for a <= n, a - 2n beyond (so index n is the
   // separation +-n, both |r| = n h).
-  double* g = fft.real();
+  double* g = fft.input();
+  const int first = fft.in_first();
 #pragma omp parallel for schedule(static)
-  for (int c = 0; c < m[2]; ++c)
+  for (int z = 0; z < fft.in_count(); ++z)
     for (int b = 0; b < m[1]; ++b)
       for (int a = 0; a < m[0]; ++a) {
+        const int c = first + z;
         const int s[3] = {a <= n[0] ? a : a - m[0], b <= n[1] ? b : b - m[1],
                           c <= n[2] ? c : c - m[2]};
-        const int x = std::abs(s[0]), y = std::abs(s[1]), z = std::abs(s[2]);
+        const int x = std::abs(s[0]), y = std::abs(s[1]), w = std::abs(s[2]);
         // -4 pi h^2 G_L(s): the potential per unit G of a cell of unit density, the 7-point
         // operator's own (-h^2 / |s| far away).
         const double lgf =
-            std::max({x, y, z}) <= kLatticeGreenExact
-                ? near[(std::size_t(z) * (kLatticeGreenExact + 1) + y) * (kLatticeGreenExact + 1) +
+            std::max({x, y, w}) <= kLatticeGreenExact
+                ? near[(std::size_t(w) * (kLatticeGreenExact + 1) + y) * (kLatticeGreenExact + 1) +
                        x]
-                : lattice_green_far(x, y, z);
-        g[(std::size_t(c) * m[1] + b) * m[0] + a] = -4 * std::numbers::pi * h * h * lgf;
+                : lattice_green_far(x, y, w);
+        g[(std::size_t(z) * m[1] + b) * m[0] + a] = -4 * std::numbers::pi * h * h * lgf;
       }
-  fft.forward();
+  fft.forward(true);
   // G is even in every axis, so its transform is real; the backward transform's 1/cells
   // is folded in.
-  std::vector<double> out(fft.modes());
+  std::vector<double> out(fft.spectrum_size());
   const std::complex<double>* spec = fft.spectrum();
-  const double inv_cells = 1.0 / double(fft.cells());
+  const double inv_cells = 1.0 / (double(m[0]) * m[1] * m[2]);
   for (std::size_t k = 0; k < out.size(); ++k) out[k] = spec[k].real() * inv_cells;
   return out;
+}
+
+// The z-planes of the transform grid (m2 planes) that the ghosted potential's planes
+// t = 0 .. n2 + 1 (k = t - 1) come from: the periodic images, or the cyclic convolution's
+// cells -1 .. n2 of the doubled grid.
+std::vector<int> ghosted_plane_list(int n2, int m2) {
+  std::vector<int> z(n2 + 2);
+  for (int t = 0; t < n2 + 2; ++t) z[t] = (t - 1 + m2) % m2;
+  return z;
+}
+
+// The input planes: the density's (periodic), or those and plane n2, the doubled grid's
+// planes that its Green's function is the mirror image of beyond (isolated; plane n2 is zero
+// in the density's padding).
+int input_planes(int n2, bool periodic) {
+  return periodic ? n2 : n2 + 1;
+}
+
+std::array<int, 3> transform_shape(std::array<int, 3> n, bool periodic) {
+  check_shape(n);
+  return periodic ? n : std::array<int, 3>{2 * n[0], 2 * n[1], 2 * n[2]};
 }
 
 }  // namespace
 
 std::vector<double> isolated_multipliers(std::array<int, 3> n, double h) {
-  check_shape(n);
-  RealFft3d fft({2 * n[0], 2 * n[1], 2 * n[2]});
-  return green_multipliers(fft, n, h);
+  parallel::SerialComm one;
+  const auto m = transform_shape(n, false);
+  SlabFft3d fft(m, input_planes(n[2], false), {}, one);
+  const std::vector<double> local = green_multipliers(fft, n, h);
+  // One rank's spectrum is laid out [j][k][i]; the whole grid's is [k][j][i].
+  const std::size_t nh = m[0] / 2 + 1;
+  std::vector<double> out(local.size());
+  for (std::size_t j = 0; j < std::size_t(m[1]); ++j)
+    for (std::size_t k = 0; k < std::size_t(m[2]); ++k)
+      std::copy_n(local.begin() + (j * m[2] + k) * nh, nh, out.begin() + (k * m[1] + j) * nh);
+  return out;
+}
+
+SlabPoisson::SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm)
+    : n_(n),
+      periodic_(periodic),
+      fft_(transform_shape(n, periodic), input_planes(n[2], periodic),
+           ghosted_plane_list(n[2], transform_shape(n, periodic)[2]), comm) {
+  if (periodic) {
+    check_width(h);
+    multipliers_.resize(fft_.spectrum_size());
+    const std::size_t nh = fft_.half(), row = std::size_t(n[2]) * nh;
+    for (std::size_t l = 0; l < multipliers_.size(); ++l)
+      multipliers_[l] = periodic_multiplier(int(l % nh), fft_.y_first() + int(l / row),
+                                            int((l % row) / nh), n, h);
+  } else {
+    multipliers_ = green_multipliers(fft_, n, h);
+  }
+  ghosted_.resize(std::size_t(ghosted_planes()) * (n[1] + 2) * (n[0] + 2));
+}
+
+SlabPoisson::~SlabPoisson() = default;
+
+int SlabPoisson::first_plane(int r) const {
+  return EvenPieces{input_planes(n_[2], periodic_), fft_.comm().size()}.first(r);
+}
+
+int SlabPoisson::planes(int r) const {
+  const EvenPieces in{input_planes(n_[2], periodic_), fft_.comm().size()};
+  return std::max(0, std::min(in.first(r + 1), n_[2]) - in.first(r));
+}
+
+double SlabPoisson::solve(const double* rho, double four_pi_g) {
+  const auto& m = fft_.shape();
+  const int n0 = n_[0], n1 = n_[1], n2 = n_[2], planes = this->planes();
+  const std::size_t plane = std::size_t(n0) * n1;
+  double mean = 0;
+  if (periodic_) {
+    // The mean as grid_mean forms it: each plane summed in order, then the planes in order.
+    std::vector<double> sums(planes, 0.0);
+#pragma omp parallel for schedule(static)
+    for (int z = 0; z < planes; ++z) {
+      double s = 0;
+      for (std::size_t c = 0; c < plane; ++c) s += rho[z * plane + c];
+      sums[z] = s;
+    }
+    parallel::Comm& comm = fft_.comm();
+    const auto all = comm.exchange(std::vector<std::vector<double>>(comm.size(), sums));
+    double sum = 0;
+    for (const auto& q : all)
+      for (const double s : q) sum += s;
+    mean = sum / (double(plane) * n2);
+  }
+  double* real = fft_.input();
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < fft_.in_count(); ++z)
+    for (int j = 0; j < m[1]; ++j) {
+      double* row = real + (std::size_t(z) * m[1] + j) * m[0];
+      if (z >= planes || j >= n1) {  // the isolated solve's zero padding
+        std::fill_n(row, m[0], 0.0);
+        continue;
+      }
+      const double* from = rho + (std::size_t(z) * n1 + j) * n0;
+      if (periodic_)
+        for (int i = 0; i < m[0]; ++i) row[i] = four_pi_g * (from[i] - mean);
+      else
+        for (int i = 0; i < m[0]; ++i) row[i] = i < n0 ? from[i] : 0.0;
+    }
+  fft_.forward();
+  std::complex<double>* spec = fft_.spectrum();
+  const std::size_t modes = fft_.spectrum_size();
+  if (periodic_) {
+#pragma omp parallel for schedule(static)
+    for (std::size_t k = 0; k < modes; ++k) spec[k] *= multipliers_[k];
+  } else {
+    const double g_const = four_pi_g / (4 * std::numbers::pi);
+#pragma omp parallel for schedule(static)
+    for (std::size_t k = 0; k < modes; ++k) spec[k] *= g_const * multipliers_[k];
+  }
+  fft_.backward();
+  // Cells -1 .. n of every axis: the periodic images, or (isolated) the doubled grid's cells
+  // (-1 is its last cell: cyclic convolution).
+  const double* out = fft_.output();
+#pragma omp parallel for schedule(static)
+  for (int t = 0; t < fft_.out_count(); ++t)
+    for (int j = -1; j <= n1; ++j)
+      for (int i = -1; i <= n0; ++i) {
+        const int a = (i + m[0]) % m[0], b = (j + m[1]) % m[1];
+        ghosted_[(std::size_t(t) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
+            out[(std::size_t(t) * m[1] + b) * m[0] + a];
+      }
+  return mean;
+}
+
+void SlabPoisson::gather_ghosted(double* phi) const {
+  parallel::Comm& comm = fft_.comm();
+  const std::size_t plane = std::size_t(n_[1] + 2) * (n_[0] + 2);
+  const EvenPieces pieces{n_[2] + 2, comm.size()};
+  if (comm.size() == 1) {
+    std::copy(ghosted_.begin(), ghosted_.end(), phi);
+    return;
+  }
+  const auto got = comm.exchange(std::vector<std::vector<double>>(comm.size(), ghosted_));
+  for (int q = 0; q < comm.size(); ++q) {
+    if (got[q].size() != std::size_t(pieces.size(q)) * plane)
+      throw Error(ErrorKind::kInternal,
+                  "root potential of rank " + std::to_string(q) + ": wrong number of values");
+    std::copy(got[q].begin(), got[q].end(), phi + pieces.first(q) * plane);
+  }
 }
 
 PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h)
-    : fft_(n), inv_eigen_(periodic_multipliers(n, h)) {}
+    : solver_(n, h, true, comm_) {}
 
 PeriodicFftPoisson::~PeriodicFftPoisson() = default;
 
 double PeriodicFftPoisson::solve(const double* rho, double four_pi_g, double* phi) {
-  const auto& n = fft_.shape();
-  const std::size_t cells = fft_.cells(), modes = fft_.modes();
-  const double mean = grid_mean(rho, n);
-  double* real = fft_.real();
+  const auto& n = solver_.shape();
+  const double mean = solver_.solve(rho, four_pi_g);
+  const double* g = solver_.ghosted();
 #pragma omp parallel for schedule(static)
-  for (std::size_t c = 0; c < cells; ++c) real[c] = four_pi_g * (rho[c] - mean);
-  fft_.forward();
-  std::complex<double>* spec = fft_.spectrum();
-#pragma omp parallel for schedule(static)
-  for (std::size_t m = 0; m < modes; ++m) spec[m] *= inv_eigen_[m];
-  fft_.backward();
-#pragma omp parallel for schedule(static)
-  for (std::size_t c = 0; c < cells; ++c) phi[c] = real[c];
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i)
+        phi[(std::size_t(k) * n[1] + j) * n[0] + i] =
+            g[(std::size_t(k + 1) * (n[1] + 2) + j + 1) * (n[0] + 2) + i + 1];
   return mean;
 }
 
 IsolatedFftPoisson::IsolatedFftPoisson(std::array<int, 3> n, double h)
-    : n_(n), fft_({2 * n[0], 2 * n[1], 2 * n[2]}) {
-  green_hat_ = green_multipliers(fft_, n, h);
-}
+    : solver_(n, h, false, comm_) {}
 
 IsolatedFftPoisson::~IsolatedFftPoisson() = default;
 
 void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi) {
-  const auto& m = fft_.shape();
-  const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
-  double* real = fft_.real();
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < m[2]; ++k)
-    for (int j = 0; j < m[1]; ++j) {
-      double* row = real + (std::size_t(k) * m[1] + j) * m[0];
-      const bool inside = k < n2 && j < n1;
-      for (int i = 0; i < m[0]; ++i)
-        row[i] = inside && i < n0 ? rho[(std::size_t(k) * n1 + j) * n0 + i] : 0.0;
-    }
-  fft_.forward();
-  std::complex<double>* spec = fft_.spectrum();
-  const double g_const = four_pi_g / (4 * std::numbers::pi);
-  const std::size_t modes = fft_.modes();
-#pragma omp parallel for schedule(static)
-  for (std::size_t k = 0; k < modes; ++k) spec[k] *= g_const * green_hat_[k];
-  fft_.backward();
-  // Cells -1 .. n of the domain: -1 is the doubled grid's last cell (cyclic convolution).
-#pragma omp parallel for schedule(static)
-  for (int k = -1; k <= n2; ++k)
-    for (int j = -1; j <= n1; ++j)
-      for (int i = -1; i <= n0; ++i) {
-        const int a = (i + m[0]) % m[0], b = (j + m[1]) % m[1], c = (k + m[2]) % m[2];
-        phi[(std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
-            real[(std::size_t(c) * m[1] + b) * m[0] + a];
-      }
+  solver_.solve(rho, four_pi_g);
+  solver_.gather_ghosted(phi);
 }
 
 namespace {
 
-class FftwPeriodic final : public RootPoissonSolver {
+// The whole root grid on this process (one rank, or every rank of a gathered solve): the
+// same solve as SlabPoisson's on several ranks.
+class FftwRoot final : public RootPoissonSolver {
  public:
-  FftwPeriodic(std::array<int, 3> n, double h)
-      : n_(n), solver_(n, h), phi_(std::size_t(n[0]) * n[1] * n[2]) {}
+  FftwRoot(std::array<int, 3> n, double h, bool periodic) : solver_(n, h, periodic, comm_) {}
   double solve(const double* rho, double four_pi_g, double* out) override {
-    const double mean = solver_.solve(rho, four_pi_g, phi_.data());
-    const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
-    // The ghost layer from the periodic images.
-#pragma omp parallel for schedule(static)
-    for (int k = -1; k <= n2; ++k)
-      for (int j = -1; j <= n1; ++j)
-        for (int i = -1; i <= n0; ++i) {
-          const int a = (i + n0) % n0, b = (j + n1) % n1, c = (k + n2) % n2;
-          out[(std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
-              phi_[(std::size_t(c) * n1 + b) * n0 + a];
-        }
+    const double mean = solver_.solve(rho, four_pi_g);
+    solver_.gather_ghosted(out);
     return mean;
-  }
-  const char* library() const override {
-    return "FFTW";
-  }
-
- private:
-  std::array<int, 3> n_;
-  PeriodicFftPoisson solver_;
-  std::vector<double> phi_;
-};
-
-class FftwIsolated final : public RootPoissonSolver {
- public:
-  FftwIsolated(std::array<int, 3> n, double h) : solver_(n, h) {}
-  double solve(const double* rho, double four_pi_g, double* out) override {
-    solver_.solve(rho, four_pi_g, out);
-    return 0;
   }
   const char* library() const override { return "FFTW"; }
 
  private:
-  IsolatedFftPoisson solver_;
+  parallel::SerialComm comm_;
+  SlabPoisson solver_;
 };
 
 }  // namespace
 
 std::unique_ptr<RootPoissonSolver> make_fftw_poisson(std::array<int, 3> n, double h,
                                                      bool periodic) {
-  if (periodic) return std::make_unique<FftwPeriodic>(n, h);
-  return std::make_unique<FftwIsolated>(n, h);
+  return std::make_unique<FftwRoot>(n, h, periodic);
 }
 
 }  // namespace tessera::gravity

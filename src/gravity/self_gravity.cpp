@@ -11,6 +11,7 @@
 #include "tessera/core/parallel.hpp"
 #include "tessera/evolve/pipeline.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
+#include "tessera/gravity/slab_fft.hpp"
 #include "tessera/mesh/prolongation.hpp"
 
 namespace tessera::gravity {
@@ -58,12 +59,12 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
       n_(g.root_cells),
       h_(g.dx0),
       four_pi_g_(4 * std::numbers::pi * p.real("gravity.G")),
-      periodic_(p.string("gravity.boundary") == "periodic") {
+      periodic_(p.string("gravity.boundary") == "periodic"),
+      gpu_(gpu),
+      slabs_wanted_(p.string("mpi.root_fft") == "slabs") {
   sor_.omega = Real(p.real("gravity.sor_omega"));
   sor_.tolerance = Real(p.real("gravity.sor_tolerance"));
   sor_.max_iterations = static_cast<int>(p.integer("gravity.sor_max_iterations"));
-  solver_ = gpu ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
-  rho_.assign(std::size_t(n_[0]) * n_[1] * n_[2], 0.0);
   phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
   phi_prev_ = phi_;
 }
@@ -71,9 +72,12 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
 SelfGravity::~SelfGravity() = default;
 
 std::string SelfGravity::describe() const {
-  std::string s =
-      strprintf("root-level FFT Poisson solve (%s) on %d x %d x %d cells, G = %g, ",
-                solver_->library(), n_[0], n_[1], n_[2], four_pi_g_ / (4 * std::numbers::pi));
+  std::string s = strprintf("root-level FFT Poisson solve (%s) on %d x %d x %d cells%s, G = %g, ",
+                            gpu_ ? "cuFFT" : "FFTW", n_[0], n_[1], n_[2],
+                            slabs() ? strprintf(" in z-slabs over %d ranks", comm_->size()).c_str()
+                            : comm_ && comm_->size() > 1 ? " (the whole grid on every rank)"
+                                                         : "",
+                            four_pi_g_ / (4 * std::numbers::pi));
   if (periodic_)
     return s + strprintf(
                    "periodic boundaries: the mean density %.9g is subtracted from the "
@@ -98,23 +102,38 @@ constexpr int kN = mesh::kPatchSize;
 
 }  // namespace
 
+void SelfGravity::make_solver() {
+  if (slabs())
+    slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_);
+  else
+    solver_ = gpu_ ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
+}
+
 void SelfGravity::solve(mesh::Mesh& m) {
-  const int n0 = n_[0], n1 = n_[1];
-  for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
-    const Real* u = m.current(p);
-    const Real* src =
-        source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
-    for (int k = 0; k < kN; ++k)
-      for (int j = 0; j < kN; ++j)
-        for (int i = 0; i < kN; ++i) {
-          const int a = (k * kN + j) * kN + i;
-          rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] =
-              src ? double(u[a]) + double(src[a]) : double(u[a]);
-        }
-  });
-  gather_root(m, rho_);
+  if (!solver_ && !slab_solver_) make_solver();
   phi_prev_.swap(phi_);
-  mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
+  if (slab_solver_) {
+    scatter_root(m, *slab_solver_, rho_);
+    mean_ = slab_solver_->solve(rho_.data(), four_pi_g_);
+    slab_solver_->gather_ghosted(phi_.data());
+  } else {
+    const int n0 = n_[0], n1 = n_[1];
+    rho_.resize(std::size_t(n_[0]) * n_[1] * n_[2]);
+    for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
+      const Real* u = m.current(p);
+      const Real* src =
+          source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const int a = (k * kN + j) * kN + i;
+            rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] =
+                src ? double(u[a]) + double(src[a]) : double(u[a]);
+          }
+    });
+    gather_root(m, rho_);
+    mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
+  }
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     Real* phi = m.current(p) + std::size_t(phi_field_) * mesh::kPatchCells;
     for (int k = 0; k < kN; ++k)
@@ -123,6 +142,52 @@ void SelfGravity::solve(mesh::Mesh& m) {
           phi[(k * kN + j) * kN + i] = Real(phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)]);
   });
   ++solves_;
+}
+
+void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
+                               std::vector<double>& out) const {
+  const int n0 = n_[0], n1 = n_[1], rank = comm_->rank();
+  const int first = solver.first_plane(), planes = solver.planes();
+  // The cells of rank `owner`'s root patches in canonical order that lie in planes
+  // [lo, lo + count), their cells in patch order: f(patch, cell index, z).
+  auto each_cell = [&](int owner, int lo, int count, auto&& f) {
+    for (const int g : m.groups(0)) {
+      if (!partition_->owns(owner, g)) continue;
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        const auto& o = m.patch(g + c).corner;
+        for (int k = 0; k < kN; ++k) {
+          if (o[2] + k < lo || o[2] + k >= lo + count) continue;
+          for (int j = 0; j < kN; ++j)
+            for (int i = 0; i < kN; ++i)
+              f(g + c, (k * kN + j) * kN + i,
+                (std::size_t(o[2] + k - lo) * n1 + o[1] + j) * n0 + o[0] + i);
+        }
+      }
+    }
+  };
+  std::vector<std::vector<double>> send(comm_->size());
+  for (int q = 0; q < comm_->size(); ++q)
+    each_cell(rank, solver.first_plane(q), solver.planes(q), [&](int p, int a, std::size_t) {
+      const Real* u = m.current(p);
+      send[q].push_back(source_field_ >= 0
+                            ? double(u[a]) +
+                                  double(u[std::size_t(source_field_) * mesh::kPatchCells + a])
+                            : double(u[a]));
+    });
+  const auto got = comm_->exchange(std::move(send));
+  out.assign(std::size_t(planes) * n1 * n0, 0.0);
+  for (int q = 0; q < comm_->size(); ++q) {
+    std::size_t at = 0;
+    each_cell(q, first, planes, [&](int, int, std::size_t to) {
+      if (at >= got[q].size())
+        throw Error(ErrorKind::kInternal,
+                    strprintf("root density of self-gravity: rank %d sent too few values", q));
+      out[to] = got[q][at++];
+    });
+    if (at != got[q].size())
+      throw Error(ErrorKind::kInternal,
+                  strprintf("root density of self-gravity: rank %d sent too many values", q));
+  }
 }
 
 void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) const {

@@ -92,6 +92,25 @@ if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" double_mach "* ]
   fi
 fi
 
+# Self-gravity: the root FFT cut into slabs over the ranks (the CPU's default) and gathered
+# whole on every rank (mpi.root_fft = "gathered", what the GPU does) give one rank's bits.
+if [ "$backend" = cpu ] &&
+  { [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" gravity "* ]]; }; then
+  grep -q "FFT Poisson solve (FFTW) .* in z-slabs over 3 ranks" "$work/gravity.3.log" ||
+    fail "gravity, 3 ranks: the root FFT was not cut into slabs"
+  read -r -a args <<<"$(case_args gravity) run.backend=$backend"
+  on 3 run "${args[@]}" mpi.root_fft=gathered output.checkpoint_interval=4 \
+    output.dir="$work/gravity/3_gathered" >"$work/gravity.3_gathered.log" 2>&1 ||
+    fail "gravity: 3 ranks with mpi.root_fft=gathered exited $?"
+  grep -q "the whole grid on every rank" "$work/gravity.3_gathered.log" ||
+    fail "gravity, 3 ranks, gathered: the log does not say so"
+  if result=$(compare "$work/gravity/1" "$work/gravity/3_gathered"); then
+    echo "gravity, 3 ranks, root FFT gathered: $result"
+  else
+    fail "gravity, 3 ranks with mpi.root_fft=gathered differ from one rank: $result"
+  fi
+fi
+
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
 read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
 args+=(run.max_steps=12 output.enabled=false output.checkpoint_interval=6 output.checkpoint_keep=4)

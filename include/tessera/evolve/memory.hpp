@@ -27,8 +27,9 @@ struct MemoryEstimate {
 };
 
 // What a run of `params` needs; `cuda`: whether it runs on the CUDA backend; `fields`: the
-// number of fields each patch holds (mesh::FieldRegistry::size of the run's fields).
-MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields);
+// number of fields each patch holds (mesh::FieldRegistry::size of the run's fields);
+// `ranks`: the run's ranks (buffer_bytes is then per rank: the root FFT's slabs).
+MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int ranks = 1);
 
 // Host memory this process may still allocate, in bytes: run.memory_limit when set (minus
 // `in_use`, what the run already holds), otherwise the smaller of the kernel's MemAvailable

@@ -1,12 +1,9 @@
 // Root-level Poisson solvers with FFTs (docs/architecture.md, "Self-gravity").
 //
-// Transforms. RealFft3d computes the 3D real-to-complex transform as three passes of 1D
-// transforms (x: r2c, then y and z: c2c), each pass a single FFTW plan executed on every
-// plane of the grid from an OpenMP loop. Every row is thus transformed by the same plan
-// whatever the number of threads, so the results are the same bits for any thread count
-// (FFTW's own threaded 3D plans split the work, and may choose the algorithm, by the thread
-// count) — runs restart bit for bit with a different run.threads and agree across thread
-// counts.
+// Transforms: SlabFft3d (slab_fft.hpp), three passes of 1D transforms with the same bits
+// for any number of threads and of ranks. SlabPoisson is the root solve over the ranks of a
+// Comm; PeriodicFftPoisson and IsolatedFftPoisson are the same solve on one rank, over whole
+// arrays.
 //
 // PeriodicFftPoisson: the discrete equation of the 7-point Laplacian,
 //   (1/h^2) sum over the 6 face neighbours of (phi_nb - phi) = 4 pi G (rho - mean rho),
@@ -28,14 +25,17 @@
 // integrated for separations up to kLatticeGreenExact per axis (lattice_green_table) and
 // taken from its large-distance expansion beyond (lattice_green_far, relative error
 // ~1e-6 there). Its transform is computed once.
-// Memory: the doubled grid's real array, its spectrum and the Green's transform, about
-// 8 n^3 (1 + 1 + 1/2) doubles.
+// Memory: the input and output planes, the transposed spectrum and the Green's transform
+// of the doubled grid, about 24 n^3 doubles in all, divided evenly among the ranks.
 #pragma once
 
 #include <array>
 #include <complex>
 #include <memory>
 #include <vector>
+
+#include "tessera/gravity/slab_fft.hpp"
+#include "tessera/parallel/comm.hpp"
 
 namespace tessera::gravity {
 
@@ -48,44 +48,58 @@ double lattice_green_far(int a, int b, int c);
 // Separations up to this (per axis) use the integrated table, larger ones the expansion.
 inline constexpr int kLatticeGreenExact = 48;
 
-// Real-to-complex 3D transform of an n[0] x n[1] x n[2] grid (x fastest), unnormalised,
-// with the same bits for any number of OpenMP threads.
-class RealFft3d {
- public:
-  explicit RealFft3d(std::array<int, 3> n);
-  ~RealFft3d();
-  RealFft3d(const RealFft3d&) = delete;
-  RealFft3d& operator=(const RealFft3d&) = delete;
-
-  // The real array [n2][n1][n0] and the spectrum [n2][n1][n0/2 + 1] (both owned).
-  double* real() { return real_; }
-  std::complex<double>* spectrum() { return spec_; }
-  std::size_t cells() const { return std::size_t(n_[0]) * n_[1] * n_[2]; }
-  std::size_t modes() const { return std::size_t(n_[0] / 2 + 1) * n_[1] * n_[2]; }
-  const std::array<int, 3>& shape() const { return n_; }
-  // real -> spectrum (real is kept), and spectrum -> real (the spectrum is overwritten).
-  void forward();
-  void backward();
-
- private:
-  struct Plans;
-  std::array<int, 3> n_;
-  double* real_ = nullptr;
-  std::complex<double>* spec_ = nullptr;
-  std::unique_ptr<Plans> plans_;
-};
-
 // The mean of a grid [n2][n1][n0]: the planes summed in parallel, then added in order (the
 // same bits for any thread count).
 double grid_mean(const double* values, std::array<int, 3> n);
 
-// What multiplies each mode of the real-to-complex spectrum (layout of RealFft3d, the
+// What multiplies each mode of the real-to-complex spectrum ([k][j][i], i < n[0]/2 + 1; the
 // backward transform's 1/cells folded in). Periodic: 1 / (eigenvalue of the 7-point
 // Laplacian), 0 for the mean. Isolated: the transform of the free-space Green's function
 // per unit G and unit density, -h^3 / |r| (the cube's -C h^2 at r = 0), on the doubled grid
 // 2n[0] x 2n[1] x 2n[2] (real, since it is even).
 std::vector<double> periodic_multipliers(std::array<int, 3> n, double h);
 std::vector<double> isolated_multipliers(std::array<int, 3> n, double h);
+
+// The root solve over the ranks of a Comm, in slabs of z-planes (slab_fft.hpp): the same
+// bits for any rank count. Periodic: the solve of PeriodicFftPoisson below; isolated: that of
+// IsolatedFftPoisson (the doubled grid's zero-padded planes are never transformed forward,
+// and only the planes the ghosted potential needs backward).
+class SlabPoisson {
+ public:
+  // n[0] x n[1] x n[2] cubic cells of width h; a collective (every rank constructs it).
+  SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm);
+  ~SlabPoisson();
+  SlabPoisson(const SlabPoisson&) = delete;
+  SlabPoisson& operator=(const SlabPoisson&) = delete;
+
+  // The density planes this rank gives: z in [first_plane(), first_plane() + planes()).
+  int first_plane() const { return first_plane(fft_.comm().rank()); }
+  int planes() const { return planes(fft_.comm().rank()); }
+  // Those of rank r.
+  int first_plane(int r) const;
+  int planes(int r) const;
+  // A collective: the potential from this rank's density planes, [planes()][n1][n0], with
+  // four_pi_g = 4 pi G. Returns the mean density subtracted (periodic; 0 when isolated).
+  double solve(const double* rho_planes, double four_pi_g);
+  // The potential of the last solve on the grid extended by one cell on every side
+  // ([n2 + 2][n1 + 2][n0 + 2], as IsolatedFftPoisson::solve writes it), this rank's planes
+  // t (= k + 1) in [first_ghosted(), first_ghosted() + ghosted_planes()).
+  int first_ghosted() const { return fft_.out_first(); }
+  int ghosted_planes() const { return fft_.out_count(); }
+  const double* ghosted() const { return ghosted_.data(); }
+  // A collective: every rank's ghosted planes, into the whole extended grid on every rank.
+  void gather_ghosted(double* phi_ghosted) const;
+
+  const std::array<int, 3>& shape() const { return n_; }
+  bool periodic() const { return periodic_; }
+
+ private:
+  std::array<int, 3> n_;
+  bool periodic_;
+  SlabFft3d fft_;
+  std::vector<double> multipliers_;  // of this rank's modes (periodic_ or isolated_multipliers)
+  std::vector<double> ghosted_;
+};
 
 class PeriodicFftPoisson {
  public:
@@ -99,11 +113,11 @@ class PeriodicFftPoisson {
   // density that was subtracted. rho and phi may be the same array.
   double solve(const double* rho, double four_pi_g, double* phi);
 
-  const std::array<int, 3>& shape() const { return fft_.shape(); }
+  const std::array<int, 3>& shape() const { return solver_.shape(); }
 
  private:
-  RealFft3d fft_;
-  std::vector<double> inv_eigen_;  // periodic_multipliers
+  parallel::SerialComm comm_;
+  SlabPoisson solver_;
 };
 
 class IsolatedFftPoisson {
@@ -122,12 +136,11 @@ class IsolatedFftPoisson {
   // four_pi_g = 4 pi G.
   void solve(const double* rho, double four_pi_g, double* phi_ghosted);
 
-  const std::array<int, 3>& shape() const { return n_; }
+  const std::array<int, 3>& shape() const { return solver_.shape(); }
 
  private:
-  std::array<int, 3> n_;
-  RealFft3d fft_;                  // on the doubled grid
-  std::vector<double> green_hat_;  // isolated_multipliers
+  parallel::SerialComm comm_;
+  SlabPoisson solver_;
 };
 
 // The root-level solve as a run uses it: phi with one ghost layer, [n2 + 2][n1 + 2][n0 + 2]

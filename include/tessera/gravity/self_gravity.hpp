@@ -20,6 +20,7 @@
 namespace tessera::gravity {
 
 class RootPoissonSolver;
+class SlabPoisson;
 class SelfGravity;
 
 // The name of the potential's field (mesh::FieldRegistry) and plot-file variable.
@@ -164,11 +165,13 @@ class SelfGravity {
   SelfGravity(const SelfGravity&) = delete;
   SelfGravity& operator=(const SelfGravity&) = delete;
 
-  // Several ranks (docs/architecture.md, "Ranks"): a rank holds the current data of its own
-  // root patches only, so before a solve, and for the potential energy, every rank
-  // receives the others' root densities and then solves the whole root grid itself (the
-  // same bits on every rank); a kick updates the groups it is given. Both pointers must
-  // outlive this object (null: one rank).
+  // Several ranks (docs/architecture.md, "Self-gravity on several ranks"): a rank holds the
+  // current data of its own root patches only. Before a solve the ranks send their root
+  // densities to the z-slabs of the distributed FFT (SlabPoisson), or, with
+  // mpi.root_fft = "gathered" and on the CUDA backend, every rank receives the whole root
+  // density and solves the whole grid itself; either way every rank then holds the whole
+  // root potential, with the same bits as one rank. A kick updates the groups it is given.
+  // Both pointers must outlive this object (null: one rank).
   void set_ranks(parallel::Comm* comm, const parallel::Partition* partition) {
     comm_ = comm;
     partition_ = partition;
@@ -221,6 +224,14 @@ class SelfGravity {
 
  private:
   double root_acceleration_speed() const;
+  // Several ranks, CPU backend, mpi.root_fft = "slabs".
+  bool slabs() const { return !gpu_ && comm_ && comm_->size() > 1 && slabs_wanted_; }
+  // The root solver, made at the first solve (a collective with slabs).
+  void make_solver();
+  // Several ranks, slabs: this rank's planes of the root density (the solver's
+  // [planes()][n1][n0] from first_plane()), from every rank's own root patches.
+  void scatter_root(const mesh::Mesh& mesh, const SlabPoisson& solver,
+                    std::vector<double>& out) const;
   // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
   // patches with their values, each rank having filled those of its own.
   void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
@@ -239,10 +250,13 @@ class SelfGravity {
   double mean_ = 0;
   int solves_ = 0;
   kernels::SorParams sor_;
-  std::unique_ptr<RootPoissonSolver> solver_;
+  bool gpu_;
+  bool slabs_wanted_;
+  std::unique_ptr<RootPoissonSolver> solver_;  // the whole grid on this rank
+  std::unique_ptr<SlabPoisson> slab_solver_;   // the grid over the ranks
   parallel::Comm* comm_ = nullptr;
   const parallel::Partition* partition_ = nullptr;
-  std::vector<double> rho_;       // root density, [n2][n1][n0]
+  std::vector<double> rho_;       // root density, [n2][n1][n0] (slabs: this rank's planes)
   std::vector<double> phi_;       // root potential with one ghost layer, [n2+2][n1+2][n0+2]
   std::vector<double> phi_prev_;  // the same, of the solve before
 };
