@@ -141,18 +141,19 @@ void SlabFft3d::forward(bool even_in_z) {
     fftw_execute_dft_r2c(p.x_forward, input_ + std::size_t(z) * m1 * m_[0], pl + z * cplane);
     fftw_execute_dft(p.y_forward, pl + z * cplane, pl + z * cplane);
   }
-  // Transpose: to each rank, the rows of its y-piece of every plane of mine (in plane order).
+  // Transpose: to each other rank, the rows of its y-piece of every plane of mine (in plane
+  // order); this rank's own rows are read from planes_ directly.
+  const std::size_t width = 2 * std::size_t(nh);
   std::vector<std::vector<double>> send(ranks_);
   for (int q = 0; q < ranks_; ++q) {
-    const std::size_t rows = rows_.size(q), width = 2 * std::size_t(nh);
+    if (q == rank_) continue;
+    const std::size_t rows = rows_.size(q);
     send[q].resize(std::size_t(planes) * rows * width);
     double* to = send[q].data();
-    for (int z = 0; z < planes; ++z) {
-      const double* from =
-          reinterpret_cast<const double*>(planes_ + z * cplane + std::size_t(rows_.first(q)) * nh);
-      std::memcpy(to, from, rows * width * sizeof(double));
-      to += rows * width;
-    }
+#pragma omp parallel for schedule(static)
+    for (int z = 0; z < planes; ++z)
+      std::memcpy(to + z * rows * width, planes_ + z * cplane + std::size_t(rows_.first(q)) * nh,
+                  rows * width * sizeof(double));
   }
   const auto got = comm_.exchange(std::move(send));
   const std::size_t row = std::size_t(m2) * nh;
@@ -161,9 +162,11 @@ void SlabFft3d::forward(bool even_in_z) {
     std::complex<double>* to = spec_ + j * row;
     for (int q = 0; q < ranks_; ++q)
       for (int z = 0; z < in_.size(q); ++z) {
-        const double* from = got[q].data() + (std::size_t(z) * y_count() + j) * 2 * nh;
-        std::memcpy(reinterpret_cast<double*>(to + std::size_t(in_.first(q) + z) * nh), from,
-                    2 * std::size_t(nh) * sizeof(double));
+        const void* from =
+            q == rank_
+                ? static_cast<const void*>(planes_ + z * cplane + std::size_t(y_first() + j) * nh)
+                : got[q].data() + (std::size_t(z) * y_count() + j) * width;
+        std::memcpy(to + std::size_t(in_.first(q) + z) * nh, from, width * sizeof(double));
       }
     // Planes beyond the input: mirror images, or zero (never transformed: the transform of
     // zeros is zero).
@@ -184,28 +187,38 @@ void SlabFft3d::backward() {
   const Plans& p = *plans_;
 #pragma omp parallel for schedule(static)
   for (int j = 0; j < y_count(); ++j) fftw_execute_dft(p.z_backward, sp + j * row, sp + j * row);
-  // Transpose back: to each rank, my rows of each of its output planes (in its plane order).
+  // Transpose back: to each other rank, my rows of each of its output planes (in its plane
+  // order); this rank's own planes read spec_ directly.
+  const std::size_t width = 2 * std::size_t(nh);
   std::vector<std::vector<double>> send(ranks_);
   for (int q = 0; q < ranks_; ++q) {
-    send[q].resize(std::size_t(out_.size(q)) * y_count() * 2 * nh);
+    if (q == rank_) continue;
+    send[q].resize(std::size_t(out_.size(q)) * y_count() * width);
     double* to = send[q].data();
+#pragma omp parallel for schedule(static)
     for (int t = 0; t < out_.size(q); ++t) {
       const int z = out_planes_[out_.first(q) + t];
-      for (int j = 0; j < y_count(); ++j) {
-        std::memcpy(to, reinterpret_cast<const double*>(spec_ + j * row + std::size_t(z) * nh),
-                    2 * std::size_t(nh) * sizeof(double));
-        to += 2 * nh;
-      }
+      for (int j = 0; j < y_count(); ++j)
+        std::memcpy(to + (std::size_t(t) * y_count() + j) * width,
+                    spec_ + j * row + std::size_t(z) * nh, width * sizeof(double));
     }
   }
   const auto got = comm_.exchange(std::move(send));
 #pragma omp parallel for schedule(static)
   for (int t = 0; t < planes; ++t) {
-    for (int q = 0; q < ranks_; ++q)
-      std::memcpy(
-          reinterpret_cast<double*>(planes_ + t * cplane + std::size_t(rows_.first(q)) * nh),
-          got[q].data() + std::size_t(t) * rows_.size(q) * 2 * nh,
-          std::size_t(rows_.size(q)) * 2 * nh * sizeof(double));
+    std::complex<double>* to = planes_ + t * cplane;
+    for (int q = 0; q < ranks_; ++q) {
+      if (q != rank_) {
+        std::memcpy(to + std::size_t(rows_.first(q)) * nh,
+                    got[q].data() + std::size_t(t) * rows_.size(q) * width,
+                    std::size_t(rows_.size(q)) * width * sizeof(double));
+        continue;
+      }
+      const int z = out_planes_[out_first() + t];
+      for (int j = 0; j < y_count(); ++j)
+        std::memcpy(to + std::size_t(y_first() + j) * nh, spec_ + j * row + std::size_t(z) * nh,
+                    width * sizeof(double));
+    }
     fftw_execute_dft(p.y_backward, pl + t * cplane, pl + t * cplane);
     fftw_execute_dft_c2r(p.x_backward, pl + t * cplane, output_ + std::size_t(t) * m1 * m_[0]);
   }
