@@ -27,14 +27,14 @@ std::unique_ptr<evolve::Simulation> run_verified(const std::string& file,
 }
 
 // Mass, momentum and energy to round-off while the refined region follows a blob
-// through the periodic box for 100 root steps (3 levels). Momentum totals are non-zero
+// through the periodic box for 50 root steps (3 levels). Momentum totals are non-zero
 // (the blob moves diagonally), so each component is checked relative to itself.
 void expect_conservation(bool subcycle, const std::string& integrator = "rk2",
                          const std::string& limiter = "mc") {
   std::vector<std::string> ov = {"amr.max_level=2",
                                  "problem.width=0.06",
-                                 "run.max_steps=100",
-                                 "run.t_end=100",  // 100 steps even at a large Courant number
+                                 "run.max_steps=50",
+                                 "run.t_end=100",  // 50 steps even at a large Courant number
                                  std::string("amr.subcycle=") + (subcycle ? "true" : "false"),
                                  "hydro.limiter=" + limiter};
   for (const auto& o : testing::scheme_overrides(integrator)) ov.push_back(o);
@@ -48,7 +48,7 @@ void expect_conservation(bool subcycle, const std::string& integrator = "rk2",
   const auto before = sim.conserved_totals();
   sim.run();
   const auto after = sim.conserved_totals();
-  EXPECT_EQ(sim.step(), 100);
+  EXPECT_EQ(sim.step(), 50);
   EXPECT_EQ(sim.mesh().num_levels(), 3);
   const auto& rs = sim.regrid_stats();
   std::printf("%s subcycle=%d: %d regrids changed the mesh, families added %lld, removed %lld\n",
@@ -56,11 +56,12 @@ void expect_conservation(bool subcycle, const std::string& integrator = "rk2",
               rs.families_removed);
   // The refined region follows the blob: families appear ahead of it and go behind it.
   EXPECT_GE(sim.regrid_count(), 3);
-  EXPECT_GE(rs.families_added, 20) << "the refined region must move during the test";
-  // With the shared (smaller) step the blob moves less in 100 steps: measured 38 families
-  // added and none removed; with subcycling 80 and 42.
+  EXPECT_GE(rs.families_added, 30) << "the refined region must move during the test";
+  // With the shared (smaller) step the blob moves less in 50 steps: measured 38 families
+  // added and none removed (relaxing TVD: 9 removed); with subcycling 47 and 9 (relaxing
+  // TVD, its larger Courant number: 105 and 76).
   if (subcycle) {
-    EXPECT_GE(rs.families_removed, 20) << "the refined region must move";
+    EXPECT_GE(rs.families_removed, 5) << "the refined region must move";
   }
   const char* names[5] = {"mass", "momentum x", "momentum y", "momentum z", "energy"};
   for (int v = 0; v < 5; ++v) {
