@@ -337,12 +337,15 @@ void SlabPoisson::gather_ghosted(double* phi) const {
     return;
   }
   const auto got = comm.exchange(std::vector<std::vector<double>>(comm.size(), ghosted_));
-  for (int q = 0; q < comm.size(); ++q) {
-    if (got[q].size() != std::size_t(pieces.size(q)) * plane)
-      throw Error(ErrorKind::kInternal,
-                  "root potential of rank " + std::to_string(q) + ": wrong number of values");
-    std::copy(got[q].begin(), got[q].end(), phi + pieces.first(q) * plane);
-  }
+  // Agreed: a rank that finds a wrong count stops every rank here.
+  parallel::agreed(comm, [&] {
+    for (int q = 0; q < comm.size(); ++q) {
+      if (got[q].size() != std::size_t(pieces.size(q)) * plane)
+        throw Error(ErrorKind::kInternal,
+                    "root potential of rank " + std::to_string(q) + ": wrong number of values");
+      std::copy(got[q].begin(), got[q].end(), phi + pieces.first(q) * plane);
+    }
+  });
 }
 
 PeriodicFftPoisson::PeriodicFftPoisson(std::array<int, 3> n, double h)

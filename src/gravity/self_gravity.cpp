@@ -176,18 +176,21 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
     });
   const auto got = comm_->exchange(std::move(send));
   out.assign(std::size_t(planes) * n1 * n0, 0.0);
-  for (int q = 0; q < comm_->size(); ++q) {
-    std::size_t at = 0;
-    each_cell(q, first, planes, [&](int, int, std::size_t to) {
-      if (at >= got[q].size())
+  // Agreed: a rank that finds a wrong count stops every rank here, none waits in the solve.
+  parallel::agreed(*comm_, [&] {
+    for (int q = 0; q < comm_->size(); ++q) {
+      std::size_t at = 0;
+      each_cell(q, first, planes, [&](int, int, std::size_t to) {
+        if (at >= got[q].size())
+          throw Error(ErrorKind::kInternal,
+                      strprintf("root density of self-gravity: rank %d sent too few values", q));
+        out[to] = got[q][at++];
+      });
+      if (at != got[q].size())
         throw Error(ErrorKind::kInternal,
-                    strprintf("root density of self-gravity: rank %d sent too few values", q));
-      out[to] = got[q][at++];
-    });
-    if (at != got[q].size())
-      throw Error(ErrorKind::kInternal,
-                  strprintf("root density of self-gravity: rank %d sent too many values", q));
-  }
+                    strprintf("root density of self-gravity: rank %d sent too many values", q));
+    }
+  });
 }
 
 void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) const {
