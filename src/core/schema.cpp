@@ -92,6 +92,16 @@ std::vector<ParamSpec> core_specs() {
              "or gathered (every rank solves the whole root grid); the same bits either way. "
              "The CUDA backend always gathers (cuFFT on each rank's GPU)"),
       {"mpi",
+       "overlap_exchange",
+       ParamType::kBool,
+       true,
+       "several MPI ranks: step the patch groups whose ghost zones read no other rank's patch "
+       "while the level's messages travel, and the others once they have arrived (the same "
+       "bits either way); false: receive everything before the level's hydro step",
+       {},
+       0,
+       {}},
+      {"mpi",
        "parallel_io",
        ParamType::kBool,
        true,

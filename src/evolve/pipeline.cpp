@@ -174,21 +174,37 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   if (s.resident) return run_resident(s, pass, solver);
-  const auto& groups = s.groups ? *s.groups : m.groups(s.level);
+  // With the buffer patches in flight: the interior groups first, in whole batches, then
+  // the others once they have arrived.
+  const bool overlap = s.overlap_groups != nullptr;
+  const auto& groups = overlap ? *s.overlap_groups : s.groups ? *s.groups : m.groups(s.level);
   const int total = static_cast<int>(groups.size());
-  const int batches = (total + batch_ - 1) / batch_;
+  const int interior = overlap ? static_cast<int>(s.interior) : total;
+  const int interior_batches = (interior + batch_ - 1) / batch_;
+  const int batches = interior_batches + (total - interior + batch_ - 1) / batch_;
   PassStats stats;
-  auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
+  auto first_of = [&](int k) {
+    return k < interior_batches ? k * batch_ : interior + (k - interior_batches) * batch_;
+  };
+  auto count_of = [&](int k) {
+    return k < interior_batches ? std::min(batch_, interior - k * batch_)
+                                : std::min(batch_, total - first_of(k));
+  };
+  bool arrived = !overlap;
   // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
   // results arrive while batch k runs on the device.
   bool in_flight[2] = {false, false};
   try {
     for (int k = 0; k <= batches; ++k) {
       if (k < batches) {
+        if (!arrived && k >= interior_batches) {
+          s.remote();
+          arrived = true;
+        }
         Staging& st = *staging_[k % 2];
         {
           ScopedTimer t(s.timers, Stage::kPrepare);
-          const int first = k * batch_, count = count_of(k);
+          const int first = first_of(k), count = count_of(k);
           long long n_same = 0, n_cf = 0;
           double t_same = 0, t_cf = 0;
           ParallelErrors errors;  // the buffer allocates; prepare checks what it reads
@@ -230,9 +246,13 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
         executor_.wait(prev);
         in_flight[(k - 1) % 2] = false;
       }
-      ScopedTimer t(s.timers, Stage::kClose);
-      close_batch(s, pass, solver, groups, (k - 1) * batch_, count_of(k - 1), prev, stats);
+      {
+        ScopedTimer t(s.timers, Stage::kClose);
+        close_batch(s, pass, solver, groups, first_of(k - 1), count_of(k - 1), prev, stats);
+      }
+      if (!arrived && s.progress) s.progress();
     }
+    if (!arrived) s.remote();  // every group interior: the messages still end here
   } catch (...) {
     // A failure while a batch is still on the device (an unphysical cell found in the
     // previous batch, say): let it finish before its staging can be freed.

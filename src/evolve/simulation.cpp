@@ -92,6 +92,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   if (!note.empty()) log_line("note: %s", note.c_str());
   omp_set_num_threads(threads);
   problem_name_ = params_.string("problem.name");
+  overlap_exchange_ = params_.boolean("mpi.overlap_exchange");
   run_id_ = io::new_run_id();
   const bool cuda = params_.string("run.backend") == "cuda" ||
                     (params_.string("run.backend") == "auto" && cuda_device_available());

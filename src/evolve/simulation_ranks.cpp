@@ -45,6 +45,31 @@ void Simulation::repartition(bool trim, bool follow) {
     x.receive.resize(ranks);
     x.send_same.resize(ranks);
     x.receive_same.resize(ranks);
+    // Interior groups: every patch their ghost zones read (the neighbour table's blocks,
+    // and the coarser level around the parent when a block is coarse) is this rank's.
+    const mesh::NeighbourTable& table = mesh_->neighbours();
+    auto mine = [&](int p) { return partition_.owner(p) == rank; };
+    std::vector<int> boundary;
+    for (const int g : x.groups) {
+      const int* row = table.row(g);
+      bool interior = true, coarse = false;
+      for (int b = 0; b < mesh::kGroupBlocks; ++b) {
+        if (row[b] >= 0) interior &= mine(row[b]);
+        coarse |= row[b] == mesh::kBlockCoarse;
+      }
+      if (interior && coarse && level > 0) {
+        const int parent = mesh_->patch(g).parent;
+        for (int dz = -1; dz <= 1; ++dz)
+          for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+              const int q = table.neighbour(parent, dx, dy, dz);
+              if (q >= 0) interior &= mine(q);
+            }
+      }
+      (interior ? x.overlap : boundary).push_back(g);
+    }
+    x.interior = x.overlap.size();
+    x.overlap.insert(x.overlap.end(), boundary.begin(), boundary.end());
     for (int q = 0; q < ranks; ++q) {
       x.send_same[q] = plans[q].same_level[rank].size();
       x.receive_same[q] = plans[rank].same_level[q].size();
@@ -273,12 +298,21 @@ void Simulation::migrate_level(int level, const FamilyOwners& before,
 }
 
 void Simulation::exchange_buffers(int level) const {
+  finish_buffers(level, *start_buffers(level));
+}
+
+std::unique_ptr<parallel::PendingExchange> Simulation::start_buffers(int level) const {
   const LevelExchange& x = exchanges_[level];
   if (poison_foreign_)
     poison_families(level, [&](int g) { return !partition_.owns(comm_->rank(), g); });
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q], x.send_same[q]);
-  const auto got = comm_->exchange(std::move(send));
+  return comm_->start_exchange(std::move(send));
+}
+
+void Simulation::finish_buffers(int level, parallel::PendingExchange& pending) const {
+  const LevelExchange& x = exchanges_[level];
+  const auto got = pending.finish();
   for (int q = 0; q < comm_->size(); ++q)
     unpack(*mesh_, x.receive[q], x.receive_same[q], got[q], q);
 }

@@ -140,20 +140,48 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   // exchange, the gravity solve's gather).
   // The time of the exchanges and agreements (waits for slower ranks included) is the
   // exchange stage's.
+  // A pass through the pipeline steps the groups that read no buffer patch while the
+  // level's buffer patches travel, and the others once they have arrived
+  // (LevelStep::overlap_groups; mpi.overlap_exchange).
   for (Pass* pass : schedule_) {
+    LevelStep s = step;
+    std::unique_ptr<parallel::PendingExchange> pending;
     if (ranks && pass->reads_neighbours(level)) {
       ScopedTimer t(timers_, Stage::kExchange);
-      exchange_buffers(level);
+      if (overlap_exchange_ && pass->overlaps_exchange()) {
+        pending = start_buffers(level);
+        s.overlap_groups = &exchanges_[level].overlap;
+        s.interior = exchanges_[level].interior;
+        s.remote = [&] {
+          ScopedTimer tr(timers_, Stage::kExchange);
+          auto p = std::move(pending);
+          finish_buffers(level, *p);
+        };
+        s.progress = [&] {
+          if (pending) pending->test();
+        };
+      } else {
+        exchange_buffers(level);
+      }
     }
     std::exception_ptr error;
     try {
-      const PassStats s = pass->run(step);
-      speed = std::max(speed, s.max_speed);
-      floored += s.floored;
+      const PassStats stats = pass->run(s);
+      speed = std::max(speed, stats.max_speed);
+      floored += stats.floored;
     } catch (...) {
       if (!ranks) throw;
       error = std::current_exception();
     }
+    // A pass that failed before its buffer patches arrived: its messages end here (the
+    // other ranks' receives wait for them).
+    if (pending) try {
+        ScopedTimer t(timers_, Stage::kExchange);
+        pending->finish();
+        pending.reset();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
     if (ranks) {
       ScopedTimer t(timers_, Stage::kExchange);
       comm_->agree(error);

@@ -61,6 +61,37 @@ void check(int code, const char* what) {
 // (the 2^31 limit of one call; 2^27 doubles = 1 GiB).
 constexpr std::int64_t kPiece = std::int64_t(1) << 27;
 
+// An exchange in flight: its buffers and requests (the send buffers must live until the
+// sends complete).
+struct MpiExchange final : PendingExchange {
+  int rank = 0;
+  std::vector<std::vector<double>> send, received;
+  std::vector<MPI_Request> requests;
+  bool done = false;
+
+  bool test() override {
+    if (done || requests.empty()) return true;
+    int flag = 0;
+    check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag,
+                      MPI_STATUSES_IGNORE),
+          "MPI_Testall");
+    return flag != 0;
+  }
+  std::vector<std::vector<double>> finish() override {
+    if (done) throw Error(ErrorKind::kInternal, "an exchange finished twice");
+    done = true;
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+    received[rank] = std::move(send[rank]);
+    return std::move(received);
+  }
+  // A pending exchange left unfinished (an error unwinding): its transfers still complete
+  // before the buffers go.
+  ~MpiExchange() override {
+    if (!done) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+};
+
 class MpiComm final : public Comm {
  public:
   MpiComm() {
@@ -107,8 +138,13 @@ class MpiComm final : public Comm {
   }
 
   // The sizes first (all-to-all), then one non-blocking message per peer with data (in
-  // pieces beyond kPiece doubles).
+  // pieces beyond kPiece doubles); finish() waits for them.
   std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) override {
+    return start_exchange(std::move(send))->finish();
+  }
+
+  std::unique_ptr<PendingExchange> start_exchange(
+      std::vector<std::vector<double>> send) override {
     if (static_cast<int>(send.size()) != size_)
       throw Error(ErrorKind::kInternal,
                   strprintf("exchange with %zu destinations on %d ranks", send.size(), size_));
@@ -116,31 +152,30 @@ class MpiComm final : public Comm {
     for (int r = 0; r < size_; ++r) out[r] = static_cast<std::int64_t>(send[r].size());
     check(MPI_Alltoall(out.data(), 1, MPI_INT64_T, in.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
           "MPI_Alltoall");
-    std::vector<std::vector<double>> received(size_);
-    std::vector<MPI_Request> requests;
+    auto x = std::make_unique<MpiExchange>();
+    x->rank = rank_;
+    x->send = std::move(send);
+    x->received.resize(size_);
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
-      received[r].resize(in[r]);
+      x->received[r].resize(in[r]);
       for (std::int64_t first = 0, tag = 0; first < in[r]; first += kPiece, ++tag) {
-        requests.emplace_back();
-        check(MPI_Irecv(received[r].data() + first, int(std::min(kPiece, in[r] - first)),
-                        MPI_DOUBLE, r, int(tag), MPI_COMM_WORLD, &requests.back()),
+        x->requests.emplace_back();
+        check(MPI_Irecv(x->received[r].data() + first, int(std::min(kPiece, in[r] - first)),
+                        MPI_DOUBLE, r, int(tag), MPI_COMM_WORLD, &x->requests.back()),
               "MPI_Irecv");
       }
     }
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
       for (std::int64_t first = 0, tag = 0; first < out[r]; first += kPiece, ++tag) {
-        requests.emplace_back();
-        check(MPI_Isend(send[r].data() + first, int(std::min(kPiece, out[r] - first)), MPI_DOUBLE,
-                        r, int(tag), MPI_COMM_WORLD, &requests.back()),
+        x->requests.emplace_back();
+        check(MPI_Isend(x->send[r].data() + first, int(std::min(kPiece, out[r] - first)),
+                        MPI_DOUBLE, r, int(tag), MPI_COMM_WORLD, &x->requests.back()),
               "MPI_Isend");
       }
     }
-    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-          "MPI_Waitall");
-    received[rank_] = std::move(send[rank_]);
-    return received;
+    return x;
   }
 
   // The lowest failing rank is found by a minimum, and its error (kind and message)

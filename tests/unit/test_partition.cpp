@@ -83,7 +83,9 @@ TEST(Partition, PiecesOfEqualCostWithCoarseFineGroupsWeighted) {
         EXPECT_EQ(part.costs()[level], cost) << "level " << level;
         for (int r = 0; r < ranks; ++r)
           EXPECT_LT(cost[r], total / ranks + largest + 1e-9) << "level " << level << " rank " << r;
-        if (level > 0 && weight > 1) EXPECT_GT(cf, 0) << "level " << level << " has no cf group";
+        if (level > 0 && weight > 1) {
+          EXPECT_GT(cf, 0) << "level " << level << " has no cf group";
+        }
         const Partition kept = Partition::following(m, part, 0.0, weight);
         EXPECT_TRUE(kept.recut_levels().empty());
         for (const int g : m.groups(level)) EXPECT_EQ(kept.owner(g), part.owner(g));

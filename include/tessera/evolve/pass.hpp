@@ -16,6 +16,7 @@
 // become current and the old ones stay in the other slot, as the level's previous state.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ struct LevelStep {
   // The groups of the level this rank steps, in canonical order (its partition's piece;
   // docs/architecture.md, "Ranks"); every group of the level when null.
   const std::vector<int>* groups = nullptr;
+  // Several ranks, a pass through the Pipeline while the level's buffer patches are still
+  // in flight (docs/architecture.md, "Ranks"): the groups in this order instead, the first
+  // `interior` of them reading no buffer patch; `remote` is called once, before the first
+  // of the others is prepared (it receives the buffer patches), and `progress` after each
+  // batch before that (it lets the messages advance).
+  const std::vector<int>* overlap_groups = nullptr;
+  std::size_t interior = 0;
+  std::function<void()> remote = nullptr;
+  std::function<void()> progress = nullptr;
 };
 
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).
@@ -77,6 +87,9 @@ class Pass {
   // several ranks the buffer patches are brought up to date before it, after the passes
   // before it changed them.
   virtual bool reads_neighbours(int level) const = 0;
+  // Whether run() honours LevelStep::overlap_groups (prepares and solves the interior
+  // groups while the buffer patches travel).
+  virtual bool overlaps_exchange() const { return false; }
 };
 
 // A pass over a level's cells without neighbours (the root level's FFT solve reads every
@@ -113,6 +126,7 @@ class GroupPass : public Pass {
   // Runs the pass through `pipeline` (which must have been built for its solver's shape).
   PassStats run(const LevelStep& step) override;
   bool reads_neighbours(int) const override { return true; }
+  bool overlaps_exchange() const override { return true; }
   void set_pipeline(Pipeline* pipeline) { pipeline_ = pipeline; }
 
  private:

@@ -172,6 +172,10 @@ class Simulation {
   void trim_store();
   // Const: it refreshes buffer copies of other ranks' patches, not this rank's state.
   void exchange_buffers(int level) const;
+  // The same in two halves: packed and sent (the messages then travel while the interior
+  // groups are stepped), and received and unpacked.
+  std::unique_ptr<parallel::PendingExchange> start_buffers(int level) const;
+  void finish_buffers(int level, parallel::PendingExchange& pending) const;
   // Both time levels of each patch, from one rank to another (this rank's part of a list
   // every rank derives alike).
   struct PatchMove {
@@ -247,6 +251,10 @@ class Simulation {
   // before a level step (same-level buffers, then the coarser level's).
   struct LevelExchange {
     std::vector<int> groups;
+    // The same groups, the `interior` ones that read no buffer patch first (in canonical
+    // order, then the others): the order of a pass that overlaps the exchange.
+    std::vector<int> overlap;
+    std::size_t interior = 0;
     // [peer]: the same-level patches, then the coarser level's.
     std::vector<std::vector<int>> send, receive;
     std::vector<std::size_t> send_same, receive_same;  // [peer]: how many are same-level
@@ -288,6 +296,7 @@ class Simulation {
   bool verify_mesh_ = true;
 #endif
   bool poison_foreign_ = false;
+  bool overlap_exchange_ = true;  // mpi.overlap_exchange
   long long floored_ = 0;
   Timers timers_;
   double time_ = 0;

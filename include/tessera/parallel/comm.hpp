@@ -11,11 +11,24 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace tessera::parallel {
+
+// An exchange in flight (Comm::start_exchange).
+class PendingExchange {
+ public:
+  virtual ~PendingExchange() = default;
+  // Lets the transfers advance (MPI progresses its messages only inside its calls); true
+  // when they are done. Never blocks.
+  virtual bool test() { return true; }
+  // Waits for the transfers and returns what each rank sent to this one, as
+  // Comm::exchange does. Called once.
+  virtual std::vector<std::vector<double>> finish() = 0;
+};
 
 class Comm {
  public:
@@ -39,6 +52,11 @@ class Comm {
   // indexed by the sender (send must have size() entries; the entry for this rank is
   // returned to it as it is).
   virtual std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) = 0;
+  // The same exchange, begun: the messages travel while the caller works, finish() ends it.
+  // A collective at its start (every rank starts it at the same point); a rank finishes it
+  // before its next collective. By default the exchange is done here and finish() returns
+  // its result (one rank; virtual ranks, which exchange through shared memory).
+  virtual std::unique_ptr<PendingExchange> start_exchange(std::vector<std::vector<double>> send);
 
   // Collective error agreement: every rank passes what it caught (or nullptr). When any
   // rank caught an error, every rank throws the error of the lowest rank that caught one,
