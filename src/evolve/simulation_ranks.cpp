@@ -303,8 +303,16 @@ void Simulation::exchange_buffers(int level) const {
 
 std::unique_ptr<parallel::PendingExchange> Simulation::start_buffers(int level) const {
   const LevelExchange& x = exchanges_[level];
-  if (poison_foreign_)
+  if (poison_foreign_) {
     poison_families(level, [&](int g) { return !partition_.owns(comm_->rank(), g); });
+    // The coarser level's patches it delivers too: a group stepped before they arrive
+    // (LevelStep::overlap_groups) must not read them.
+    for (int q = 0; q < comm_->size(); ++q)
+      for (std::size_t i = x.receive_same[q]; i < x.receive[q].size(); ++i)
+        for (int slot = 0; slot < 2; ++slot)
+          std::fill_n(mesh_->data(slot, x.receive[q][i]), mesh_->patch_reals(),
+                      std::numeric_limits<Real>::quiet_NaN());
+  }
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q], x.send_same[q]);
   return comm_->start_exchange(std::move(send));
