@@ -45,29 +45,10 @@ void Simulation::repartition(bool trim, bool follow) {
     x.receive.resize(ranks);
     x.send_same.resize(ranks);
     x.receive_same.resize(ranks);
-    // Interior groups: every patch their ghost zones read (the neighbour table's blocks,
-    // and the coarser level around the parent when a block is coarse) is this rank's.
-    const mesh::NeighbourTable& table = mesh_->neighbours();
-    auto mine = [&](int p) { return partition_.owner(p) == rank; };
+    // Interior groups first: those whose ghost zones read only this rank's patches.
     std::vector<int> boundary;
-    for (const int g : x.groups) {
-      const int* row = table.row(g);
-      bool interior = true, coarse = false;
-      for (int b = 0; b < mesh::kGroupBlocks; ++b) {
-        if (row[b] >= 0) interior &= mine(row[b]);
-        coarse |= row[b] == mesh::kBlockCoarse;
-      }
-      if (interior && coarse && level > 0) {
-        const int parent = mesh_->patch(g).parent;
-        for (int dz = -1; dz <= 1; ++dz)
-          for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-              const int q = table.neighbour(parent, dx, dy, dz);
-              if (q >= 0) interior &= mine(q);
-            }
-      }
-      (interior ? x.overlap : boundary).push_back(g);
-    }
+    for (const int g : x.groups)
+      (parallel::reads_only_own(*mesh_, partition_, rank, g) ? x.overlap : boundary).push_back(g);
     x.interior = x.overlap.size();
     x.overlap.insert(x.overlap.end(), boundary.begin(), boundary.end());
     for (int q = 0; q < ranks; ++q) {

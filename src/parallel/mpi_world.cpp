@@ -72,9 +72,9 @@ struct MpiExchange final : PendingExchange {
   bool test() override {
     if (done || requests.empty()) return true;
     int flag = 0;
-    check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag,
-                      MPI_STATUSES_IGNORE),
-          "MPI_Testall");
+    check(
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
     return flag != 0;
   }
   std::vector<std::vector<double>> finish() override {
@@ -143,8 +143,7 @@ class MpiComm final : public Comm {
     return start_exchange(std::move(send))->finish();
   }
 
-  std::unique_ptr<PendingExchange> start_exchange(
-      std::vector<std::vector<double>> send) override {
+  std::unique_ptr<PendingExchange> start_exchange(std::vector<std::vector<double>> send) override {
     if (static_cast<int>(send.size()) != size_)
       throw Error(ErrorKind::kInternal,
                   strprintf("exchange with %zu destinations on %d ranks", send.size(), size_));

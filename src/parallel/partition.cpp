@@ -158,6 +158,25 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
   return plan;
 }
 
+bool reads_only_own(const mesh::Mesh& m, const Partition& part, int rank, int group) {
+  const mesh::NeighbourTable& table = m.neighbours();
+  const int* row = table.row(group);
+  bool coarse = false;
+  for (int b = 0; b < mesh::kGroupBlocks; ++b) {
+    if (row[b] >= 0 && part.owner(row[b]) != rank) return false;
+    coarse |= row[b] == mesh::kBlockCoarse;
+  }
+  if (!coarse || m.patch(group).level == 0) return true;
+  const int parent = m.patch(group).parent;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int q = table.neighbour(parent, dx, dy, dz);
+        if (q >= 0 && part.owner(q) != rank) return false;
+      }
+  return true;
+}
+
 std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level,
                                      bool every_parent) {
   std::vector<ExchangePlan> plans;

@@ -301,6 +301,61 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
   }
 }
 
+// A group that reads only its rank's patches (reads_only_own) is prepared, with every other
+// patch poisoned and nothing received, as one store prepares it: what the hydro pass relies
+// on when it steps such groups while the level's exchange is in flight. Both kinds of
+// groups occur, and some groups whose same-level blocks are all their rank's still read
+// another rank's coarse patches (so leaving out the coarse check fails here).
+TEST_P(PartitionExchange, GroupsThatReadOnlyOwnPatchesNeedNoExchange) {
+  const GatherCase gc = GetParam();
+  NestedSpec spec;
+  spec.bc = gc.bc;
+  spec.centre = {0.15, 0.5, 0.6};
+  const mesh::Mesh whole = nested_mesh(spec, mesh::testing::plain_fields(2));
+  const std::size_t n3 = kernels::box_cells(gc.ghost);
+  std::vector<Real> expected(n3 * whole.nvar()), box(n3 * whole.nvar());
+  int interior = 0, boundary = 0, coarse_only = 0, mismatched = 0;
+  for (const int ranks : {2, 3, 4, 7}) {
+    const Partition part = Partition::along_curve(whole, ranks);
+    for (int r = 0; r < ranks; ++r) {
+      mesh::Mesh m = whole;
+      for (int p = 0; p < m.num_patches(); ++p)
+        if (!part.owns(r, p))
+          for (int slot = 0; slot < 2; ++slot)
+            std::fill_n(m.data(slot, p), m.patch_reals(), std::numeric_limits<Real>::quiet_NaN());
+      for (int level = 0; level < m.num_levels(); ++level)
+        for (const int g : m.groups(level)) {
+          if (!part.owns(r, g)) continue;
+          if (!reads_only_own(m, part, r, g)) {
+            ++boundary;
+            // Same-level blocks all this rank's: the coarse patches decided it.
+            const int* row = m.neighbours().row(g);
+            bool own = true;
+            for (int b = 0; b < mesh::kGroupBlocks; ++b)
+              own &= row[b] < 0 || part.owner(row[b]) == r;
+            coarse_only += own;
+            continue;
+          }
+          ++interior;
+          evolve::prepare_group(whole, whole.current_slot(level), g, gc.ghost, expected.data(),
+                                gc.coarse_weight);
+          evolve::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
+                                gc.coarse_weight);
+          mismatched += std::memcmp(box.data(), expected.data(), box.size() * sizeof(Real)) != 0;
+        }
+    }
+  }
+  std::printf("%s: %d interior groups, %d boundary groups (%d by their coarse reads alone)\n",
+              gc.name, interior, boundary, coarse_only);
+  EXPECT_EQ(mismatched, 0);
+  EXPECT_GT(boundary, 0);
+  // The periodic mesh is small enough that every group touches another rank.
+  if (gc.bc != mesh::Boundary::kPeriodic) {
+    EXPECT_GT(interior, 0);
+    EXPECT_GT(coarse_only, 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cases, PartitionExchange,
     ::testing::Values(GatherCase{"outflow_rk2", mesh::Boundary::kOutflow, 4, 0.5},

@@ -91,6 +91,12 @@ struct ExchangePlan {
 ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level,
                            bool every_parent = false);
 
+// Whether the ghost zones of `group` (of rank's piece) read only rank's own patches: every
+// same-level block of its neighbour table, and, when a block is coarse, the coarser level
+// around its parent (what plan_receives would ask of the others). Such a group can be
+// prepared and stepped while the level's exchange is still in flight.
+bool reads_only_own(const mesh::Mesh& m, const Partition& part, int rank, int group);
+
 // Every rank's plan for `level`, [rank]: what rank r sends to q is plans[q]'s list from r,
 // so that no rank needs to be told what to send.
 std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level,
