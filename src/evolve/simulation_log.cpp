@@ -172,6 +172,12 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         "  ranks: time loop outside the exchanges %.3f s to %.3f s (the slowest rank %.1f%% "
         "above the fastest); in the exchanges %.3f s to %.3f s",
         lo, hi, lo > 0 ? 100.0 * (hi / lo - 1.0) : 0.0, comm_->min(exchange), comm_->max(exchange));
+    const long long interior = comm_->sum(overlap_groups_[0]), all = comm_->sum(overlap_groups_[1]);
+    if (all > 0)
+      log_line(
+          "  ranks: %.1f%% of the hydro pass's patch groups were stepped while their level's "
+          "messages travelled (their ghost zones read no other rank's patch)",
+          100.0 * double(interior) / double(all));
   }
   if (refinement_.max_level > 0 && comm_->size() > 1)
     log_line(

@@ -152,6 +152,8 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         pending = start_buffers(level);
         s.overlap_groups = &exchanges_[level].overlap;
         s.interior = exchanges_[level].interior;
+        overlap_groups_[0] += static_cast<long long>(s.interior);
+        overlap_groups_[1] += static_cast<long long>(s.overlap_groups->size());
         s.remote = [&] {
           ScopedTimer tr(timers_, Stage::kExchange);
           auto p = std::move(pending);

@@ -111,6 +111,20 @@ if [ "$backend" = cpu ] &&
   fi
 fi
 
+# The hydro pass without overlap (everything received before the level's step) gives the
+# same bits as with it (the default, section 1).
+if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" blob_scalar "* ]]; then
+  read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
+  on 3 run "${args[@]}" mpi.overlap_exchange=false output.checkpoint_interval=12 \
+    output.dir="$work/blob_scalar/3_no_overlap" >"$work/blob_scalar.3_no_overlap.log" 2>&1 ||
+    fail "blob_scalar: 3 ranks with mpi.overlap_exchange=false exited $?"
+  if result=$(compare "$work/blob_scalar/1" "$work/blob_scalar/3_no_overlap"); then
+    echo "blob_scalar, 3 ranks, no overlap: $result"
+  else
+    fail "blob_scalar, 3 ranks with mpi.overlap_exchange=false differ from one rank: $result"
+  fi
+fi
+
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
 read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
 args+=(run.max_steps=12 output.enabled=false output.checkpoint_interval=6 output.checkpoint_keep=4)

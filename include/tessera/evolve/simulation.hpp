@@ -297,6 +297,9 @@ class Simulation {
 #endif
   bool poison_foreign_ = false;
   bool overlap_exchange_ = true;  // mpi.overlap_exchange
+  // This rank's groups stepped by passes that overlap the exchange: [0] before the
+  // messages arrived, [1] in all.
+  long long overlap_groups_[2] = {0, 0};
   long long floored_ = 0;
   Timers timers_;
   double time_ = 0;
