@@ -175,12 +175,15 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       if (!ranks) throw;
       error = std::current_exception();
     }
-    // A pass that failed before its buffer patches arrived: its messages end here (the
-    // other ranks' receives wait for them).
+    // A pass that returned, or failed, before its buffer patches arrived: they end here
+    // (the other ranks' receives wait for them), and are unpacked as before any pass.
     if (pending) try {
         ScopedTimer t(timers_, Stage::kExchange);
-        pending->finish();
-        pending.reset();
+        auto p = std::move(pending);
+        if (error)
+          p->finish();
+        else
+          finish_buffers(level, *p);
       } catch (...) {
         if (!error) error = std::current_exception();
       }
