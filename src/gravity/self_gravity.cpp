@@ -103,6 +103,9 @@ constexpr int kN = mesh::kPatchSize;
 }  // namespace
 
 void SelfGravity::make_solver() {
+  // Slabs only when no rank solves on a GPU (with run.backend = "auto" the ranks of a job
+  // may differ): every rank must take the same collectives.
+  if (comm_ && comm_->size() > 1 && comm_->max(gpu_ ? 1.0 : 0.0) > 0) slabs_wanted_ = false;
   if (slabs())
     slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_);
   else
@@ -212,16 +215,18 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
   std::vector<double> mine;
   each_cell(rank, [&](double v) { mine.push_back(v); });
   const auto got = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), mine));
-  for (int q = 0; q < comm_->size(); ++q) {
-    if (q == rank) continue;
-    std::size_t at = 0;
-    each_cell(q, [&](double& v) {
-      if (at >= got[q].size())
-        throw Error(ErrorKind::kInternal,
-                    strprintf("root gather of self-gravity: rank %d sent too few values", q));
-      v = got[q][at++];
-    });
-  }
+  parallel::agreed(*comm_, [&] {
+    for (int q = 0; q < comm_->size(); ++q) {
+      if (q == rank) continue;
+      std::size_t at = 0;
+      each_cell(q, [&](double& v) {
+        if (at >= got[q].size())
+          throw Error(ErrorKind::kInternal,
+                      strprintf("root gather of self-gravity: rank %d sent too few values", q));
+        v = got[q][at++];
+      });
+    }
+  });
 }
 
 double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only) const {

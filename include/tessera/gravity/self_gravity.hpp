@@ -226,7 +226,8 @@ class SelfGravity {
   double root_acceleration_speed() const;
   // Several ranks, CPU backend, mpi.root_fft = "slabs".
   bool slabs() const { return !gpu_ && comm_ && comm_->size() > 1 && slabs_wanted_; }
-  // The root solver, made at the first solve (a collective with slabs).
+  // The root solver, made at the first solve (a collective on several ranks: slabs only when
+  // no rank solves on a GPU).
   void make_solver();
   // Several ranks, slabs: this rank's planes of the root density (the solver's
   // [planes()][n1][n0] from first_plane()), from every rank's own root patches.
