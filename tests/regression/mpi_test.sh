@@ -75,55 +75,45 @@ for c in ${MPI_TEST_CASES:-sedov blob_scalar blob_rtvd mhd_blast gravity double_
   done
 done
 
+# A case of section 1 on 3 ranks with one more setting, against its one-rank run:
+# variant CASE NAME KEY=VALUE (the log in $work/CASE.3_NAME.log).
+variant() {
+  local c=$1 name=$2 setting=$3 steps
+  read -r -a args <<<"$(case_args "$c") run.backend=$backend"
+  steps=$(printf '%s\n' "${args[@]}" | sed -n 's/^run.max_steps=//p')
+  on 3 run "${args[@]}" "$setting" output.checkpoint_interval="$steps" \
+    output.dir="$work/$c/3_$name" >"$work/$c.3_$name.log" 2>&1 ||
+    { fail "$c: 3 ranks with $setting exited $?"; return; }
+  if result=$(compare "$work/$c/1" "$work/$c/3_$name"); then
+    echo "$c, 3 ranks, $setting: $result"
+  else
+    fail "$c, 3 ranks with $setting differ from one rank: $result"
+  fi
+}
+selected() { [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" $1 "* ]]; }
+
 # Load balance: the double Mach run's regrids keep the cuts of the ranks (the default
 # mpi.imbalance_tolerance) until a level is out of balance, then cut it again and migrate
 # families; with tolerance 0 every regrid that leaves a level worse than the best cut does.
-if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" double_mach "* ]]; then
+if selected double_mach; then
   migrated=$(sed -n 's/.* \([0-9]*\) families changed rank$/\1/p' "$work/double_mach.3.log")
   [ "${migrated:-0}" -gt 0 ] || fail "double_mach, 3 ranks: no family changed rank at a regrid"
-  read -r -a args <<<"$(case_args double_mach) run.backend=$backend"
-  on 3 run "${args[@]}" mpi.imbalance_tolerance=0 output.checkpoint_interval=10 \
-    output.dir="$work/double_mach/3_tol0" >"$work/double_mach.3_tol0.log" 2>&1 ||
-    fail "double_mach: 3 ranks with mpi.imbalance_tolerance=0 exited $?"
-  if result=$(compare "$work/double_mach/1" "$work/double_mach/3_tol0"); then
-    echo "double_mach, 3 ranks, tolerance 0: $result"
-  else
-    fail "double_mach, 3 ranks with mpi.imbalance_tolerance=0 differ from one rank: $result"
-  fi
+  variant double_mach tol0 mpi.imbalance_tolerance=0
 fi
 
 # Self-gravity: the root FFT cut into slabs over the ranks (the CPU's default) and gathered
 # whole on every rank (mpi.root_fft = "gathered", what the GPU does) give one rank's bits.
-if [ "$backend" = cpu ] &&
-  { [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" gravity "* ]]; }; then
+if [ "$backend" = cpu ] && selected gravity; then
   grep -q "FFT Poisson solve (FFTW) .* in z-slabs over 3 ranks" "$work/gravity.3.log" ||
     fail "gravity, 3 ranks: the root FFT was not cut into slabs"
-  read -r -a args <<<"$(case_args gravity) run.backend=$backend"
-  on 3 run "${args[@]}" mpi.root_fft=gathered output.checkpoint_interval=4 \
-    output.dir="$work/gravity/3_gathered" >"$work/gravity.3_gathered.log" 2>&1 ||
-    fail "gravity: 3 ranks with mpi.root_fft=gathered exited $?"
+  variant gravity gathered mpi.root_fft=gathered
   grep -q "the whole grid on every rank" "$work/gravity.3_gathered.log" ||
     fail "gravity, 3 ranks, gathered: the log does not say so"
-  if result=$(compare "$work/gravity/1" "$work/gravity/3_gathered"); then
-    echo "gravity, 3 ranks, root FFT gathered: $result"
-  else
-    fail "gravity, 3 ranks with mpi.root_fft=gathered differ from one rank: $result"
-  fi
 fi
 
 # The hydro pass without overlap (everything received before the level's step) gives the
 # same bits as with it (the default, section 1).
-if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" blob_scalar "* ]]; then
-  read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
-  on 3 run "${args[@]}" mpi.overlap_exchange=false output.checkpoint_interval=12 \
-    output.dir="$work/blob_scalar/3_no_overlap" >"$work/blob_scalar.3_no_overlap.log" 2>&1 ||
-    fail "blob_scalar: 3 ranks with mpi.overlap_exchange=false exited $?"
-  if result=$(compare "$work/blob_scalar/1" "$work/blob_scalar/3_no_overlap"); then
-    echo "blob_scalar, 3 ranks, no overlap: $result"
-  else
-    fail "blob_scalar, 3 ranks with mpi.overlap_exchange=false differ from one rank: $result"
-  fi
-fi
+if selected blob_scalar; then variant blob_scalar no_overlap mpi.overlap_exchange=false; fi
 
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
 read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
@@ -161,7 +151,7 @@ if "$tessera" --version | grep -q "output of several ranks: parallel HDF5"; then
 fi
 "$tessera" verify "$work/restart_4/blob.chk.00000012.h5" >"$work/verify_4.log" 2>&1 ||
   fail "collective output: the checkpoint of 4 ranks fails tessera verify"
-if [ -z "${MPI_TEST_CASES:-}" ] || [[ " $MPI_TEST_CASES " == *" blob_scalar "* ]]; then
+if selected blob_scalar; then
   read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"
   args+=(output.checkpoint_interval=12)
   for how in rounds gathered; do
