@@ -209,7 +209,7 @@ void SlabFft3d::backward() {
     std::complex<double>* to = planes_ + t * cplane;
     for (int q = 0; q < ranks_; ++q) {
       if (q != rank_) {
-        std::memcpy(to + std::size_t(rows_.first(q)) * nh,
+        std::memcpy(static_cast<void*>(to + std::size_t(rows_.first(q)) * nh),
                     got[q].data() + std::size_t(t) * rows_.size(q) * width,
                     std::size_t(rows_.size(q)) * width * sizeof(double));
         continue;
