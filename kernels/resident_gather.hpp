@@ -1,6 +1,6 @@
 // Where each cell of a patch group's input box comes from when the patch data stay on the
 // GPU (docs/architecture.md, "Data residency"): the same answer as the host's prepare stage
-// (src/evolve/prepare.cpp) for a level whose ghost zones all come from same-level
+// (src/exec/prepare.cpp) for a level whose ghost zones all come from same-level
 // neighbours (periodic images included) and physical boundaries, as a function the gather
 // kernel evaluates per cell and the CPU tests evaluate on the host.
 #pragma once

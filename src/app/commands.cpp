@@ -9,9 +9,9 @@
 #include "src/app/signals.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/core/version.hpp"
-#include "tessera/evolve/executor.hpp"
+#include "tessera/exec/executor.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/restart.hpp"
@@ -86,8 +86,8 @@ std::string decomposition_summary(const Params& params, const evolve::MemoryEsti
 // A rank's GPU, when the run may use one (run.backend cuda or auto): its node-local rank
 // modulo the GPUs of its host. -1: none.
 int choose_device(const Params& params) {
-  if (params.string("run.backend") == "cpu" || !evolve::cuda_backend_built()) return -1;
-  return evolve::select_cuda_device(parallel::node_rank());
+  if (params.string("run.backend") == "cpu" || !exec::cuda_backend_built()) return -1;
+  return exec::select_cuda_device(parallel::node_rank());
 }
 
 // The table of the ranks (several): host and GPU of each, logged by rank 0 (a collective).
@@ -175,7 +175,7 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   create_problem(params);
   // The memory the run needs, against what this machine has (checked the same way by run).
   const std::string& backend = params.string("run.backend");
-  const bool cuda = backend == "cuda" || (backend == "auto" && evolve::cuda_device_available());
+  const bool cuda = backend == "cuda" || (backend == "auto" && exec::cuda_device_available());
   const evolve::MemoryEstimate memory =
       evolve::estimate_memory(params, cuda, evolve::run_fields(params).size());
   evolve::check_initial_memory(params, memory);
@@ -259,14 +259,14 @@ int command_params() {
 std::string version_text() {
   std::string s = "tessera " + version_string() + "\n";
   s += strprintf("backends: cpu (OpenMP, %d threads)%s\n", omp_get_max_threads(),
-                 evolve::cuda_backend_built() ? ", cuda" : "");
+                 exec::cuda_backend_built() ? ", cuda" : "");
   s += parallel::mpi_built() ? "ranks: MPI (mpirun -np N tessera run ...)\n"
                              : "ranks: one (built without MPI)\n";
   if (parallel::mpi_built())
     s += io::collective_output_built()
              ? "output of several ranks: parallel HDF5 (every rank writes its own patches)\n"
              : "output of several ranks: gathered on rank 0 (HDF5 without MPI-IO)\n";
-  s += "gpu: " + evolve::cuda_device_description();
+  s += "gpu: " + exec::cuda_device_description();
   return s;
 }
 

@@ -12,7 +12,7 @@
 #include "kernels/relaxing_tvd.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/evolve/executor.hpp"
+#include "tessera/exec/executor.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/physics/model.hpp"
 
@@ -93,7 +93,7 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   const int ghost = params.string("hydro.scheme") == "relaxing_tvd"
                         ? kernels::kGhostRtvd
                         : kernels::ghost_width(integrator, wide ? 3 : 2);
-  const GroupShape shape{ghost, nvar, nvar, nvar};
+  const exec::GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
   // The solver's own scratch per thread.
@@ -190,7 +190,7 @@ void check_initial_memory(const Params& params, const MemoryEstimate& e) {
                           gb(std::max(available, 0.0)).c_str(), source.c_str(),
                           e.device_bytes > 0 ? ", a smaller gpu.groups_per_batch" : ""));
   if (e.device_bytes > 0)
-    if (const auto dev = device_memory(); dev && e.device_bytes > dev->first)
+    if (const auto dev = exec::device_memory(); dev && e.device_bytes > dev->first)
       throw Error(
           ErrorKind::kResources,
           strprintf("the CUDA backend needs about %s of GPU memory for its buffers "

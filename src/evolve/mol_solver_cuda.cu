@@ -5,7 +5,7 @@
 
 namespace tessera::evolve {
 
-void MolSolver::solve_device(const DeviceBatch& b, void* stream) const {
+void MolSolver::solve_device(const exec::DeviceBatch& b, void* stream) const {
   const std::size_t box = shape().in_reals() * b.count;
   const kernels::BoxArrays a{b.in,  b.scratch, b.scratch + box, b.scratch + 2 * box,
                              b.out, b.flux,    b.results,       b.count,

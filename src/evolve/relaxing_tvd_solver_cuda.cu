@@ -5,7 +5,7 @@
 
 namespace tessera::evolve {
 
-void RelaxingTvdSolver::solve_device(const DeviceBatch& b, void* stream) const {
+void RelaxingTvdSolver::solve_device(const exec::DeviceBatch& b, void* stream) const {
   // The fused sweeps (rtvd_cuda.cuh) read and write the state between sweeps only; the
   // relaxed-flux arrays of the generic loops are not used on the device.
   const kernels::RtvdArrays a{b.in,  b.scratch, nullptr,   nullptr, nullptr, nullptr,

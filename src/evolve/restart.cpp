@@ -4,7 +4,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/output_dir.hpp"
 

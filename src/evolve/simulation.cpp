@@ -12,8 +12,8 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
-#include "tessera/core/schema.hpp"
 #include "tessera/evolve/memory.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/geometry.hpp"
@@ -52,12 +52,12 @@ kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model)
   return s;
 }
 
-std::unique_ptr<Executor> make_executor(const Params& p) {
+std::unique_ptr<exec::Executor> make_executor(const Params& p) {
   const std::string& backend = p.string("run.backend");
-  const bool want_cuda = backend == "cuda" || (backend == "auto" && cuda_device_available());
-  if (!want_cuda) return make_cpu_executor();
-  return make_cuda_executor(static_cast<int>(p.integer("gpu.groups_per_batch")),
-                            static_cast<int>(p.integer("gpu.streams")));
+  const bool want_cuda = backend == "cuda" || (backend == "auto" && exec::cuda_device_available());
+  if (!want_cuda) return exec::make_cpu_executor();
+  return exec::make_cuda_executor(static_cast<int>(p.integer("gpu.groups_per_batch")),
+                                  static_cast<int>(p.integer("gpu.streams")));
 }
 
 // Restriction of every family of `level` onto its parent (the initial mesh of one rank).
@@ -95,7 +95,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   overlap_exchange_ = params_.boolean("mpi.overlap_exchange");
   run_id_ = io::new_run_id();
   const bool cuda = params_.string("run.backend") == "cuda" ||
-                    (params_.string("run.backend") == "auto" && cuda_device_available());
+                    (params_.string("run.backend") == "auto" && exec::cuda_device_available());
   memory_ = estimate_memory(params_, cuda, fields_.size(), comm_->size());
   {
     std::string source;
@@ -171,7 +171,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
     const double need = memory_.root_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes;
-    const auto dev = device_memory();
+    const auto dev = exec::device_memory();
     if (dev && need > 0.95 * dev->first) {
       if (resident == "on")
         throw Error(ErrorKind::kResources,
@@ -195,7 +195,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   if (resident_mode_ && batch == 0)  // no more than the level has: buffers are per group
     batch = static_cast<int>(std::min<long long>(4LL * executor_->preferred_batch(),
                                                  std::max<long long>(1, memory_.root_patches / 8)));
-  pipeline_ = std::make_unique<Pipeline>(*executor_, batch, hydro_->group_solver());
+  pipeline_ = std::make_unique<exec::Pipeline>(*executor_, batch, hydro_->group_solver());
   hydro_->set_pipeline(pipeline_.get());
   schedule_ = {hydro_.get()};
   if (self_gravity) {
@@ -205,7 +205,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     gravity_->set_ranks(comm_, &partition_);
     if (params_.integer("amr.max_level") > 0) {
       poisson_ = std::make_unique<PoissonPass>(*gravity_);
-      poisson_pipeline_ = std::make_unique<Pipeline>(*executor_, batch, poisson_->sor());
+      poisson_pipeline_ = std::make_unique<exec::Pipeline>(*executor_, batch, poisson_->sor());
       poisson_->set_pipeline(poisson_pipeline_.get());
     }
     using Role = GravityPass::Role;

@@ -13,8 +13,8 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
 #include "tessera/core/version.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/output_dir.hpp"
 #include "tessera/io/plot_output.hpp"

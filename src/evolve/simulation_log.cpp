@@ -31,7 +31,7 @@ void Simulation::log_gravity_setup() const {
 
 std::string Simulation::machine_summary(const RunSummary& run) const {
   // One key=value line for scripts (scripts/bench); times in seconds.
-  const DeviceTimes d = executor_->device_times();
+  const exec::DeviceTimes d = executor_->device_times();
   std::string out = strprintf(
       "summary: backend=%s precision=%s cells=%lld steps=%ld updates_per_s=%.4e "
       "pipeline_updates_per_s=%.4e loop=%.3f loop_output=%.3f",
@@ -42,7 +42,7 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
     out += strprintf(" %s=%.3f", stage_name(Stage(s)), timers_.seconds(Stage(s)));
   out += strprintf(" other=%.3f h2d=%.3f kernel=%.3f d2h=%.3f", timers_.other(), d.h2d, d.kernel,
                    d.d2h);
-  const PrepareStats& ps = pipeline_->prepare_stats();
+  const exec::PrepareStats& ps = pipeline_->prepare_stats();
   out += strprintf(
       " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
       "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld",
@@ -59,7 +59,7 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
 }
 
 void Simulation::log_prepare_summary() const {
-  const PrepareStats& ps = pipeline_->prepare_stats();
+  const exec::PrepareStats& ps = pipeline_->prepare_stats();
   const double cells = kernels::box_cells(pipeline_->ghost());
   const char* kinds[2] = {"same-level neighbours only", "with coarse-fine faces"};
   for (int k = 0; k < 2; ++k)
@@ -72,7 +72,7 @@ void Simulation::log_prepare_summary() const {
 }
 
 void Simulation::log_device_summary(long long updates, const RunSummary& run) const {
-  const DeviceTimes d = executor_->device_times();
+  const exec::DeviceTimes d = executor_->device_times();
   const double prepare = timers_.seconds(Stage::kPrepare), close = timers_.seconds(Stage::kClose);
   const double wall =
       prepare + timers_.seconds(Stage::kSolve) + timers_.seconds(Stage::kIdle) + close;
@@ -87,12 +87,12 @@ void Simulation::log_device_summary(long long updates, const RunSummary& run) co
     log_line(
         "device %s, data resident on the GPU: gather and scatter kernels %.3f s, solver kernels "
         "%.3f s, results back %.3f s; pipeline wall %.3f s",
-        cuda_device_description().c_str(), d.gather, d.kernel, d.d2h, wall);
+        exec::cuda_device_description().c_str(), d.gather, d.kernel, d.d2h, wall);
   } else {
     log_line(
         "device %s: h2d %.3f s (%.2f GB), kernel %.3f s, d2h %.3f s (%.2f GB); pipeline wall "
         "%.3f s vs %.3f s serial: overlap %.1f%%",
-        cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
+        exec::cuda_device_description().c_str(), d.h2d, d.bytes_h2d / 1e9, d.kernel, d.d2h,
         d.bytes_d2h / 1e9, wall, serial, 100 * (1 - wall / std::max(serial, 1e-12)));
     log_line(
         "transfer ceiling: %.1f bytes/cell-update host-to-device, pinned bandwidth %.2f GB/s "

@@ -118,17 +118,17 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
                          double coarse_weight_end) {
   if (resident_mode_ && level == 0) ensure_device();
   const bool ranks = comm_->size() > 1;
-  LevelStep step{*mesh_,
-                 level,
-                 dt,
-                 coarse_weight,
-                 step_ + 1,
-                 registers_,
-                 timers_,
-                 resident_mode_ ? resident_.get() : nullptr,
-                 coarse_weight_end,
-                 level_steps_[level],
-                 time};
+  exec::LevelStep step{*mesh_,
+                       level,
+                       dt,
+                       coarse_weight,
+                       step_ + 1,
+                       registers_,
+                       timers_,
+                       resident_mode_ ? resident_.get() : nullptr,
+                       coarse_weight_end,
+                       level_steps_[level],
+                       time};
   if (ranks) step.groups = &exchanges_[level].groups;
   double speed = 0;
   long long floored = 0;
@@ -143,8 +143,8 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   // A pass through the pipeline steps the groups that read no buffer patch while the
   // level's buffer patches travel, and the others once they have arrived
   // (LevelStep::overlap_groups; mpi.overlap_exchange).
-  for (Pass* pass : schedule_) {
-    LevelStep s = step;
+  for (exec::Pass* pass : schedule_) {
+    exec::LevelStep s = step;
     std::unique_ptr<parallel::PendingExchange> pending;
     if (ranks && pass->reads_neighbours(level)) {
       ScopedTimer t(timers_, Stage::kExchange);
@@ -168,7 +168,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     }
     std::exception_ptr error;
     try {
-      const PassStats stats = pass->run(s);
+      const exec::PassStats stats = pass->run(s);
       speed = std::max(speed, stats.max_speed);
       floored += stats.floored;
     } catch (...) {
@@ -227,7 +227,7 @@ void Simulation::solve_gravity(bool refined) {
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
   auto at_sync = [&](int level) {
-    LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
+    exec::LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
     s.groups = own(level);
     return s;
   };

@@ -12,7 +12,7 @@
 #include <numbers>
 #include <string>
 
-#include "src/evolve/cuda/cuda_util.cuh"
+#include "src/exec/cuda/cuda_util.cuh"
 #include "tessera/gravity/fft_poisson.hpp"
 
 namespace tessera::gravity {

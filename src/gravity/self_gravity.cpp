@@ -9,7 +9,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/mesh/prolongation.hpp"
 
@@ -358,7 +358,7 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
     // The root level (no coarser one): every field through the pipeline's gather.
     thread_local std::vector<Real> all;
     all.resize(n3 * m.nvar());
-    evolve::prepare_group(m, m.current_slot(0), first_patch, 1, all.data(), weight);
+    exec::prepare_group(m, m.current_slot(0), first_patch, 1, all.data(), weight);
     if (rho) {
       std::copy_n(all.data(), n3, rho);
       if (source_field >= 0)

@@ -90,7 +90,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void SorSolver::solve_device(const evolve::DeviceBatch& b, void* stream) const {
+void SorSolver::solve_device(const exec::DeviceBatch& b, void* stream) const {
   if (b.count == 0) return;
   sor_kernel<<<b.count, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(b.in, b.out, b.results,
                                                                           params_);

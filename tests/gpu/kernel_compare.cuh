@@ -13,21 +13,21 @@
 #include "kernels/mol_cuda.cuh"
 #include "kernels/rtvd_cpu.hpp"
 #include "kernels/rtvd_cuda.cuh"
-#include "src/evolve/cuda/cuda_util.cuh"
-#include "tessera/evolve/executor.hpp"
+#include "src/exec/cuda/cuda_util.cuh"
+#include "tessera/exec/executor.hpp"
 
 namespace tessera::kernels {
 namespace {
 
 // Per-group sizes of boxes with `ghost` layers of nvar variables.
 std::size_t group_in_reals(int ghost, int nvar) {
-  return evolve::GroupShape{ghost, nvar, nvar, nvar}.in_reals();
+  return exec::GroupShape{ghost, nvar, nvar, nvar}.in_reals();
 }
 std::size_t group_out_reals(int nvar) {
-  return evolve::GroupShape{0, nvar, nvar, nvar}.out_reals();
+  return exec::GroupShape{0, nvar, nvar, nvar}.out_reals();
 }
 std::size_t group_flux_reals(int nvar) {
-  return evolve::GroupShape{0, nvar, nvar, nvar}.flux_reals();
+  return exec::GroupShape{0, nvar, nvar, nvar}.flux_reals();
 }
 
 // A scheme with its number of passive scalars.

@@ -17,7 +17,7 @@
 
 #include "../regression/double_mach_features.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/checkpoint.hpp"

@@ -22,7 +22,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/params.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/parallel/partition.hpp"
 

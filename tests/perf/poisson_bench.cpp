@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/evolve/executor.hpp"
+#include "tessera/exec/executor.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 
 using namespace tessera::gravity;
@@ -52,7 +52,7 @@ Timing time_solver(RootPoissonSolver& solver, const std::vector<double>& rho,
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool cpu = true, gpu = tessera::evolve::cuda_device_available();
+  bool cpu = true, gpu = tessera::exec::cuda_device_available();
   std::vector<int> sizes;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

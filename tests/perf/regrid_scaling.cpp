@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "../mesh_rebuild.hpp"
-#include "tessera/evolve/flux_register.hpp"
+#include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/mesh/prolongation.hpp"
 #include "tessera/physics/fields.hpp"
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
       add.push_back(seconds_since(t0));
       if (a.added_families != kChanged) return std::fprintf(stderr, "unexpected change\n"), 1;
       t0 = std::chrono::steady_clock::now();
-      evolve::FluxRegisters registers;
+      exec::FluxRegisters registers;
       registers.build(m);
       regs.push_back(seconds_since(t0));
       t0 = std::chrono::steady_clock::now();

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
 
 namespace tessera::testing {

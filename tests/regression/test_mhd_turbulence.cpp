@@ -16,7 +16,7 @@
 
 #include "cli_run.hpp"
 #include "run_problem.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/problem/problem.hpp"
 

@@ -16,7 +16,7 @@
 
 #include "run_problem.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/restart.hpp"
 #include "tessera/io/plot_file.hpp"
 

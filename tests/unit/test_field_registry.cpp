@@ -23,7 +23,7 @@
 
 #include "kernels/group_layout.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/evolve/flux_register.hpp"
+#include "tessera/exec/flux_register.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/boundary.hpp"
@@ -108,7 +108,7 @@ TEST(FieldRegistry, RefluxChangesOnlyFluxCorrectedFields) {
   f[0].flux_corrected = false;
   Mesh m(box_geometry(32, Boundary::kOutflow), FieldRegistry(f), {{{1, 2, 1}}});
   fill_all(m, m.current_slot(0), [](int v, auto) { return 1.0 + v; });
-  evolve::FluxRegisters registers;
+  exec::FluxRegisters registers;
   registers.build(m);
   // One flux field; the coarse and fine fluxes differ, so every registered face corrects.
   auto planes = [](double value) {

@@ -10,7 +10,7 @@
 // or direction, or is scaled wrongly changes some cell by far more than round-off.
 //
 // Bound: 64 ulp of the O(10) cell values (1.4e-13); measured mismatch 3.6e-15, while the
-// corrections reach 6.7. Mutations of src/evolve/flux_register.cpp that every other test
+// corrections reach 6.7. Mutations of src/exec/flux_register.cpp that every other test
 // passed and that fail this one: FluxRegisters::reflux with the x-face transverse indices
 // swapped (pos[2] = b, pos[1] = a: off by 1.4e-2 at the first x face), the same for z
 // faces, close_group without the 0.25 of the fine-face average (off by 4.7), and the
@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "kernels/group_layout.hpp"
-#include "tessera/evolve/flux_register.hpp"
+#include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/physics/fields.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 namespace {
 
 using mesh::kPatchCells;
@@ -192,4 +192,4 @@ TEST(FluxRegisters, RefluxCorrectsEachCoarseCellBesideAFineFaceByItsOwnFluxDiffe
 }
 
 }  // namespace
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "tessera/core/error.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 
 namespace tessera::mesh {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/memory.hpp"
 
 namespace tessera::evolve {

@@ -1,6 +1,6 @@
 // Unit tests of the level-0 patch mesh (tessera/mesh/mesh.hpp) and of the prepare/close
 // stages that move a patch group between the mesh and the solver's box
-// (tessera/evolve/pipeline.hpp), including the physical boundary conditions.
+// (tessera/exec/pipeline.hpp), including the physical boundary conditions.
 #include "tessera/mesh/mesh.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 
 #include "kernels/physics_adiabatic.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/physics/fields.hpp"
 
 namespace tessera::mesh {
@@ -326,7 +326,7 @@ void expect_prepared_boxes(const Mesh& mesh, const std::string& what, double tim
   std::vector<Real> box(kNvar * kBox3);
   for (int first : mesh.groups(0)) {
     std::fill(box.begin(), box.end(), std::numeric_limits<Real>::quiet_NaN());
-    evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data(), 1.0, {}, time);
+    exec::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data(), 1.0, {}, time);
     const auto corner = mesh.patch(first).corner;
     int mismatches = 0;
     for (int v = 0; v < kNvar; ++v)
@@ -441,9 +441,9 @@ TEST(PrepareGroup, ReadsTheRequestedTimeLevel) {
   Mesh mesh(g, hydro_fields(true, 0));
   fill_mesh(mesh, mesh.next_slot(0));  // current slot stays zero
   std::vector<Real> box(kNvar * kBox3, -1);
-  evolve::prepare_group(mesh, mesh.next_slot(0), mesh.groups(0)[0], kGhost, box.data());
+  exec::prepare_group(mesh, mesh.next_slot(0), mesh.groups(0)[0], kGhost, box.data());
   EXPECT_EQ(box[(std::size_t(kGhost) * kBox + kGhost) * kBox + kGhost], cell_value(0, 0, 0, 0));
-  evolve::prepare_group(mesh, mesh.current_slot(0), mesh.groups(0)[0], kGhost, box.data());
+  exec::prepare_group(mesh, mesh.current_slot(0), mesh.groups(0)[0], kGhost, box.data());
   EXPECT_EQ(box[(std::size_t(kGhost) * kBox + kGhost) * kBox + kGhost], 0);
 }
 
@@ -461,7 +461,7 @@ TEST(CloseGroup, WritesTheInteriorBackToTheFamilysPatches) {
           for (int x = 0; x < n; ++x)
             interior[((std::size_t(v) * n + z) * n + y) * n + x] =
                 cell_value(v, corner[0] + x, corner[1] + y, corner[2] + z);
-    evolve::close_group(mesh, slot, first, interior.data());
+    exec::close_group(mesh, slot, first, interior.data());
   }
   // Every patch of the slot now holds the function at its own cells...
   for (int p = 0; p < mesh.num_patches(); ++p) {
@@ -494,9 +494,9 @@ TEST(CloseGroup, PrepareOfClosedDataReturnsTheInterior) {
   std::vector<Real> interior(std::size_t(kNvar) * n * n * n);
   for (std::size_t q = 0; q < interior.size(); ++q) interior[q] = Real(q) * 0.5 + 3;
   const int first = mesh.groups(0)[3];
-  evolve::close_group(mesh, mesh.current_slot(0), first, interior.data());
+  exec::close_group(mesh, mesh.current_slot(0), first, interior.data());
   std::vector<Real> box(kNvar * kBox3);
-  evolve::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data());
+  exec::prepare_group(mesh, mesh.current_slot(0), first, kGhost, box.data());
   for (int v = 0; v < kNvar; ++v)
     for (int z = 0; z < n; ++z)
       for (int y = 0; y < n; ++y)

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "kernels/mol_cpu.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/group_solver.hpp"
 #include "tests/unit/hydro_structs.hpp"
 
 namespace tessera::kernels::hydro_test {
@@ -56,9 +56,9 @@ struct GroupRun {
   Integrator integrator;
   Reconstruction recon;
   int g, n, n3;  // ghost layers, box edge, box cells
-  std::vector<Real> in = std::vector<Real>(evolve::GroupShape{g, 5, 5, 5}.in_reals(), Real(0));
-  std::vector<Real> out = std::vector<Real>(evolve::GroupShape{g, 5, 5, 5}.out_reals(), Real(0));
-  std::vector<Real> flux = std::vector<Real>(evolve::GroupShape{g, 5, 5, 5}.flux_reals(), Real(0));
+  std::vector<Real> in = std::vector<Real>(exec::GroupShape{g, 5, 5, 5}.in_reals(), Real(0));
+  std::vector<Real> out = std::vector<Real>(exec::GroupShape{g, 5, 5, 5}.out_reals(), Real(0));
+  std::vector<Real> flux = std::vector<Real>(exec::GroupShape{g, 5, 5, 5}.flux_reals(), Real(0));
   std::vector<Real> scratch = std::vector<Real>(mol_scratch_reals(kNumHydroVars), Real(0));
   GroupResult result{-1, -1, -2, 0, 0};
 

@@ -11,7 +11,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/problem/problem.hpp"
 

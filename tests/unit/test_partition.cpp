@@ -12,7 +12,7 @@
 #include "../nested_mesh.hpp"
 #include "../test_fields.hpp"
 #include "kernels/group_layout.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/parallel/partition.hpp"
 #include "tessera/parallel/virtual_ranks.hpp"
 
@@ -236,7 +236,7 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
     for (const int g : whole.groups(level)) {
       auto& box = expected[g / mesh::kFamilySize];
       box.resize(n3 * whole.nvar());
-      evolve::prepare_group(whole, whole.current_slot(level), g, gc.ghost, box.data(),
+      exec::prepare_group(whole, whole.current_slot(level), g, gc.ghost, box.data(),
                             gc.coarse_weight);
     }
   for (const int ranks : {2, 3, 4, 7}) {
@@ -272,7 +272,7 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
         bool mismatched = false;
         for (const int g : m.groups(level)) {
           if (!part.owns(r, g)) continue;
-          evolve::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
+          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
                                 gc.coarse_weight);
           // EXPECT, not ASSERT: a rank that returned early would leave the others waiting
           // in the next exchange. One message per rank and level is enough.
@@ -337,9 +337,9 @@ TEST_P(PartitionExchange, GroupsThatReadOnlyOwnPatchesNeedNoExchange) {
             continue;
           }
           ++interior;
-          evolve::prepare_group(whole, whole.current_slot(level), g, gc.ghost, expected.data(),
+          exec::prepare_group(whole, whole.current_slot(level), g, gc.ghost, expected.data(),
                                 gc.coarse_weight);
-          evolve::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
+          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
                                 gc.coarse_weight);
           mismatched += std::memcmp(box.data(), expected.data(), box.size() * sizeof(Real)) != 0;
         }

@@ -8,7 +8,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/physics/fields.hpp"
 #include "tests/test_fields.hpp"
 
@@ -45,9 +45,9 @@ void fill(mesh::Mesh& m) {
 
 // Jacobi relaxation of Laplace's equation on a group's 16^3 interior, its one ghost layer
 // held fixed, to a change below 1e-10 per sweep: an iterative per-group solve.
-class JacobiSolver final : public GroupSolver {
+class JacobiSolver final : public exec::GroupSolver {
  public:
-  GroupShape shape() const override { return {1, 1, 1, 0}; }
+  exec::GroupShape shape() const override { return {1, 1, 1, 0}; }
   std::size_t host_scratch_reals() const override { return 2 * kernels::box_cells(1); }
   std::size_t device_scratch_reals() const override { return 0; }
   void solve_host(const Real* in, Real* out, Real*, kernels::GroupResult* result,
@@ -75,29 +75,29 @@ class JacobiSolver final : public GroupSolver {
           out[(k * 16 + j) * 16 + i] = a[((k + 1) * n + j + 1) * n + i + 1];
     *result = {Real(0), sweeps, -1, 0, 0};  // the sweeps, reported as "floored" cells
   }
-  void solve_device(const DeviceBatch&, void*) const override {
+  void solve_device(const exec::DeviceBatch&, void*) const override {
     throw Error(ErrorKind::kInternal, "the test's Jacobi solver has no device code");
   }
 };
 
-class RelaxPhi final : public GroupPass {
+class RelaxPhi final : public exec::GroupPass {
  public:
   std::string name() const override { return "relax phi"; }
-  FieldRange inputs() const override { return {kPhi, 1}; }
-  FieldRange outputs() const override { return outputs_; }
+  exec::FieldRange inputs() const override { return {kPhi, 1}; }
+  exec::FieldRange outputs() const override { return outputs_; }
   bool refluxes() const override { return false; }
-  const GroupSolver& solver(const LevelStep&) override { return solver_; }
-  FieldRange outputs_{kPhi, 1};
+  const exec::GroupSolver& solver(const exec::LevelStep&) override { return solver_; }
+  exec::FieldRange outputs_{kPhi, 1};
 
  private:
   JacobiSolver solver_;
 };
 
 // phi = density - its mean over the level, in place: a whole-level pass.
-class DensityContrast final : public LevelPass {
+class DensityContrast final : public exec::LevelPass {
  public:
   std::string name() const override { return "density contrast"; }
-  PassStats run(const LevelStep& s) override {
+  exec::PassStats run(const exec::LevelStep& s) override {
     double sum = 0;
     long long cells = 0;
     for (int g : s.mesh.groups(s.level))
@@ -129,14 +129,14 @@ TEST(Passes, IterativeGroupPassSolvesEachGroupFromItsNeighboursCurrentState) {
   fill(m);
   const int slot = m.current_slot(0);
   const mesh::Mesh before = m;
-  FluxRegisters r;
+  exec::FluxRegisters r;
   r.build(m);
   Timers timers;
-  auto cpu = make_cpu_executor();
+  auto cpu = exec::make_cpu_executor();
   RelaxPhi pass;
-  Pipeline pipeline(*cpu, 2, JacobiSolver());  // 6 batches of 2 groups
+  exec::Pipeline pipeline(*cpu, 2, JacobiSolver());  // 6 batches of 2 groups
   pass.set_pipeline(&pipeline);
-  const PassStats stats = pass.run({m, 0, 0.01, 1.0, 1, r, timers});
+  const exec::PassStats stats = pass.run({m, 0, 0.01, 1.0, 1, r, timers});
   EXPECT_GT(stats.floored, 12 * 100) << "every group iterates (sweeps reported as floored)";
   EXPECT_EQ(m.current_slot(0), slot) << "a one-level output does not swap the slots";
   // Hydro fields untouched; phi relaxed: in each group's interior the 7-point Laplacian
@@ -169,19 +169,19 @@ TEST(Passes, IterativeGroupPassSolvesEachGroupFromItsNeighboursCurrentState) {
 TEST(Passes, ScheduleOfHydroAndALevelPassSeesTheNewState) {
   mesh::Mesh m(periodic_box(), fields_with_phi());
   fill(m);
-  FluxRegisters r;
+  exec::FluxRegisters r;
   r.build(m);
   Timers timers;
-  auto cpu = make_cpu_executor();
+  auto cpu = exec::make_cpu_executor();
   kernels::MolParams params{};
   params.phys.adiabatic = {Real(1.4), Real(1e-10), Real(1e-12)};
   HydroPass hydro(kernels::Scheme{}, params);
-  Pipeline pipeline(*cpu, 0, hydro.mol());
+  exec::Pipeline pipeline(*cpu, 0, hydro.mol());
   hydro.set_pipeline(&pipeline);
   DensityContrast contrast;
   const mesh::Mesh before = m;
   const int slot = m.current_slot(0);
-  for (Pass* pass : std::vector<Pass*>{&hydro, &contrast})
+  for (exec::Pass* pass : std::vector<exec::Pass*>{&hydro, &contrast})
     pass->run({m, 0, 0.1 / 32, 1.0, 1, r, timers});
   EXPECT_NE(m.current_slot(0), slot) << "the hydro pass's two-level outputs swap the slots";
   double sum = 0, changed = 0;
@@ -201,13 +201,13 @@ TEST(Passes, ScheduleOfHydroAndALevelPassSeesTheNewState) {
 TEST(Passes, FieldsThatDoNotMatchTheSolverAreAnInternalError) {
   mesh::Mesh m(periodic_box(), fields_with_phi());
   fill(m);
-  FluxRegisters r;
+  exec::FluxRegisters r;
   r.build(m);
   Timers timers;
-  auto cpu = make_cpu_executor();
+  auto cpu = exec::make_cpu_executor();
   RelaxPhi pass;
   pass.outputs_ = {kPhi, 2};  // two fields from a solver with one output, beyond the mesh
-  Pipeline pipeline(*cpu, 0, JacobiSolver());
+  exec::Pipeline pipeline(*cpu, 0, JacobiSolver());
   pass.set_pipeline(&pipeline);
   const mesh::Mesh before = m;
   try {

@@ -12,7 +12,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/physics/fields.hpp"
 #include "tests/test_fields.hpp"
 
@@ -20,14 +20,14 @@ namespace tessera::evolve {
 namespace {
 
 // Runs each submitted batch on its own thread; records the order of events.
-class FakeDevice final : public Executor {
+class FakeDevice final : public exec::Executor {
  public:
   const char* name() const override { return "fake"; }
   int preferred_batch() const override { return 5; }
-  std::unique_ptr<Staging> allocate(int groups, const GroupSolver& solver) override {
-    return std::make_unique<HostStaging>(groups, solver.shape());
+  std::unique_ptr<exec::Staging> allocate(int groups, const exec::GroupSolver& solver) override {
+    return std::make_unique<exec::HostStaging>(groups, solver.shape());
   }
-  void submit(const GroupSolver& solver, Staging& s, int count) override {
+  void submit(const exec::GroupSolver& solver, exec::Staging& s, int count) override {
     if (pending_.count(&s)) reused_before_wait = true;
     submitted.push_back(count);
     pending_[&s] = std::async(std::launch::async, [&s, &solver, count] {
@@ -38,7 +38,7 @@ class FakeDevice final : public Executor {
     });
     order.push_back(&s);
   }
-  void wait(Staging& s) override {
+  void wait(exec::Staging& s) override {
     auto it = pending_.find(&s);
     ASSERT_NE(it, pending_.end()) << "wait without submit";
     it->second.get();
@@ -48,11 +48,11 @@ class FakeDevice final : public Executor {
   bool idle() const { return pending_.empty(); }
 
   std::vector<int> submitted;
-  std::vector<Staging*> order, waited;
+  std::vector<exec::Staging*> order, waited;
   bool reused_before_wait = false;
 
  private:
-  std::map<Staging*, std::future<void>> pending_;
+  std::map<exec::Staging*, std::future<void>> pending_;
 };
 
 using mesh::testing::periodic_box;
@@ -80,7 +80,7 @@ HydroPass hydro_pass(kernels::Integrator integrator) {
 }
 
 // A level step of level 0 with dt / dx = 0.1 on the 1/32 grid of periodic_box().
-LevelStep step_of(mesh::Mesh& m, FluxRegisters& r, Timers& t, long step) {
+exec::LevelStep step_of(mesh::Mesh& m, exec::FluxRegisters& r, Timers& t, long step) {
   return {m, 0, 0.1 / 32, 1.0, step, r, t};
 }
 
@@ -99,14 +99,14 @@ TEST_P(PipelineIntegrator, FakeDeviceBatchesDoubleBuffersAndMatchesCpu) {
       b(periodic_box(), physics::hydro_fields(true, 0));
   fill(a);
   fill(b);
-  FluxRegisters ra, rb;
+  exec::FluxRegisters ra, rb;
   ra.build(a);
   rb.build(b);
   Timers timers;
-  auto cpu = make_cpu_executor();
-  Pipeline reference(*cpu, 4, pa.mol());
+  auto cpu = exec::make_cpu_executor();
+  exec::Pipeline reference(*cpu, 4, pa.mol());
   FakeDevice fake;
-  Pipeline pipelined(fake, 0, pb.mol());  // the device's preferred batch: 5 groups
+  exec::Pipeline pipelined(fake, 0, pb.mol());  // the device's preferred batch: 5 groups
   pa.set_pipeline(&reference);
   pb.set_pipeline(&pipelined);
   for (int step = 0; step < 3; ++step) {
@@ -133,11 +133,11 @@ TEST_P(PipelineIntegrator, UnphysicalCellAbortsWithItsLocationAndDrainsTheDevice
   // A non-finite energy in one cell of the first batch: floors cannot repair it.
   const int bad_patch = m.groups(0)[1] + 3;
   m.current(bad_patch)[4 * mesh::kPatchCells + 77] = std::numeric_limits<Real>::quiet_NaN();
-  FluxRegisters r;
+  exec::FluxRegisters r;
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, pass.mol());
+  exec::Pipeline pipeline(fake, 0, pass.mol());
   pass.set_pipeline(&pipeline);
   try {
     pass.run(step_of(m, r, timers, 42));
@@ -158,11 +158,11 @@ TEST(Pipeline, SchemeWithAnotherGhostWidthIsAnInternalError) {
   HydroPass vl2 = hydro_pass(kernels::Integrator::kVl2);
   mesh::Mesh m(periodic_box(), physics::hydro_fields(true, 0));
   fill(m);
-  FluxRegisters r;
+  exec::FluxRegisters r;
   r.build(m);
   Timers timers;
   FakeDevice fake;
-  Pipeline pipeline(fake, 0, rk2.mol());
+  exec::Pipeline pipeline(fake, 0, rk2.mol());
   vl2.set_pipeline(&pipeline);
   try {
     vl2.run(step_of(m, r, timers, 1));

@@ -8,7 +8,7 @@
 // stayed bit-identical, AmrAcousticWave measured order 1.811 (threshold 1.8). Here the two
 // coarse time levels hold different linear fields, for which the prolongation is exact, so
 // every ghost cell has one right value per weight: bound 1e-12 on O(1) values, measured
-// 2.7e-15. With gather_box called at weight 1 in fill_from_coarse (src/evolve/prepare.cpp)
+// 2.7e-15. With gather_box called at weight 1 in fill_from_coarse (src/exec/prepare.cpp)
 // the first ghost cell is off by O(1) at weight 0; with the previous state read from the
 // current slot (gather_box) likewise. The same mutation made in Simulation::advance is
 // outside prepare_group: AmrBlob.FineGhostZonesFollowTheCoarseStepInTime sees that one.
@@ -19,11 +19,11 @@
 #include <vector>
 
 #include "kernels/group_layout.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/physics/fields.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 namespace {
 
 using mesh::kPatchCells;
@@ -117,4 +117,4 @@ INSTANTIATE_TEST_SUITE_P(Rk2AndVl2, CoarseGhostZones,
                                            kernels::kMaxGhost));
 
 }  // namespace
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -12,7 +12,7 @@
 
 #include "kernels/relaxing_tvd.hpp"
 #include "kernels/rtvd_cpu.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/group_solver.hpp"
 
 namespace tessera::kernels {
 namespace {

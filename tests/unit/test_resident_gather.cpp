@@ -1,4 +1,4 @@
-// Device residency's gather (kernels/resident_gather.hpp, evolve/resident.hpp): the GPU
+// Device residency's gather (kernels/resident_gather.hpp, exec/resident.hpp): the GPU
 // builds each group's input box from the device pool with gather_source; here its host
 // twin, gather_group_host, is compared with the host's prepare_group, bit for bit, on every
 // group of meshes whose sides mix periodic, outflow and reflecting boundaries, with the
@@ -15,10 +15,10 @@
 #include "kernels/group_layout.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/core/schema.hpp"
-#include "tessera/evolve/pipeline.hpp"
-#include "tessera/evolve/resident.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/exec/pipeline.hpp"
+#include "tessera/exec/resident.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/physics/fields.hpp"
 
@@ -57,8 +57,8 @@ TEST_P(ResidentGather, EqualsPrepareGroupBitForBit) {
   mesh::Mesh m(box(c.cells, c.bc), physics::mhd_fields(1));
   randomize(m, 0, 7);
   randomize(m, 1, 11);
-  ASSERT_TRUE(level_is_self_contained(m, 0));
-  const GatherTables t = build_gather_tables(m, 0);
+  ASSERT_TRUE(exec::level_is_self_contained(m, 0));
+  const exec::GatherTables t = exec::build_gather_tables(m, 0);
   ASSERT_EQ(t.groups(), static_cast<int>(m.groups(0).size()));
   for (const int ghost : {kernels::kGhostVl2, kernels::kGhostRk2, kernels::kMaxGhost}) {
     const std::size_t n3 = kernels::box_cells(ghost);
@@ -67,7 +67,7 @@ TEST_P(ResidentGather, EqualsPrepareGroupBitForBit) {
     for (const auto& [first, count] : {std::pair{0, m.nvar()}, std::pair{5, 3}})
       for (int slot = 0; slot < 2; ++slot)
         for (int g = 0; g < t.groups(); ++g) {
-          prepare_group(m, slot, t.first_patch[g], ghost, want.data(), 1.0, {first, count});
+          exec::prepare_group(m, slot, t.first_patch[g], ghost, want.data(), 1.0, {first, count});
           gather_group_host(m, t, slot, g, ghost, first, count, got.data());
           for (std::size_t i = 0; i < n3 * count; ++i)
             ASSERT_EQ(want[i], got[i])
@@ -95,9 +95,9 @@ TEST(ResidentGather, RefusesALevelWithCoarseFineFaces) {
   const auto g = box({32, 32, 32}, {{{O, O}, {O, O}, {O, O}}});
   mesh::Mesh m(g, physics::mhd_fields(0), {{{1, 2, 1}}});
   ASSERT_EQ(m.num_levels(), 2);
-  EXPECT_TRUE(level_is_self_contained(m, 0));
-  EXPECT_FALSE(level_is_self_contained(m, 1));
-  EXPECT_THROW(build_gather_tables(m, 1), Error);
+  EXPECT_TRUE(exec::level_is_self_contained(m, 0));
+  EXPECT_FALSE(exec::level_is_self_contained(m, 1));
+  EXPECT_THROW(exec::build_gather_tables(m, 1), Error);
 }
 
 TEST(ResidentGather, StaleTimeLevelIsRefusedOnTheHost) {

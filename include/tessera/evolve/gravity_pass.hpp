@@ -8,7 +8,7 @@
 #include <string>
 
 #include "tessera/core/timers.hpp"
-#include "tessera/evolve/pass.hpp"
+#include "tessera/exec/pass.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 #include "tessera/gravity/sor_solver.hpp"
 
@@ -18,17 +18,17 @@ namespace tessera::evolve {
 // potential (gravity::gather_potential at the step's end weight), writes the potential,
 // whose previous values stay in the other slot (exchanges_outputs) for the finer levels'
 // ghost values in time.
-class PoissonPass final : public GroupPass {
+class PoissonPass final : public exec::GroupPass {
  public:
   explicit PoissonPass(const gravity::SelfGravity& gravity)
       : gravity_(gravity), solver_(gravity.sor_params()) {}
   std::string name() const override { return "gravity (SOR)"; }
-  FieldRange inputs() const override { return {gravity_.phi_field(), 1}; }
+  exec::FieldRange inputs() const override { return {gravity_.phi_field(), 1}; }
   int input_count() const override { return 2; }
-  FieldRange outputs() const override { return {gravity_.phi_field(), 1}; }
+  exec::FieldRange outputs() const override { return {gravity_.phi_field(), 1}; }
   bool refluxes() const override { return false; }
   bool exchanges_outputs() const override { return true; }
-  const GroupSolver& solver(const LevelStep& s) override {
+  const exec::GroupSolver& solver(const exec::LevelStep& s) override {
     const double h = s.mesh.dx(s.level);
     kernels::SorParams p = gravity_.sor_params();
     p.source_scale = Real(gravity_.four_pi_g() * h * h);
@@ -44,7 +44,7 @@ class PoissonPass final : public GroupPass {
     solver_.set_params(p);
     return solver_;
   }
-  bool prepare(const LevelStep& s, int first_patch, int, Real* box) override {
+  bool prepare(const exec::LevelStep& s, int first_patch, int, Real* box) override {
     constexpr std::size_t n3 = kernels::box_cells(1);
     gravity::gather_potential(s.mesh, gravity_.phi_field(), first_patch, s.coarse_weight_end, box,
                               box + n3, !sibling_ghosts_, gravity_.source_field(), &gravity_);
@@ -78,7 +78,7 @@ struct SorStats {
 // its end (with the new potential). The solve and the kick after it are separate passes so
 // that, on several ranks, a refined level's kick (whose ghost layer holds the same-level
 // neighbours' new potential) comes after the exchange that delivers it.
-class GravityPass final : public LevelPass {
+class GravityPass final : public exec::LevelPass {
  public:
   enum class Role { kKickStart, kSolve, kKickEnd };
   // `poisson`: the refined levels' solve (null in runs without refinement).
@@ -91,9 +91,9 @@ class GravityPass final : public LevelPass {
   // root's reads the root solve's own copy, and a solve reads only the coarser level,
   // which does not change during the finer level's steps.
   bool reads_neighbours(int level) const override { return level > 0 && role_ != Role::kSolve; }
-  PassStats run(const LevelStep& s) override {
+  exec::PassStats run(const exec::LevelStep& s) override {
     ScopedTimer t(s.timers, Stage::kGravity);
-    PassStats stats;
+    exec::PassStats stats;
     if (role_ == Role::kSolve) {
       if (s.level == 0)
         gravity_.solve(s.mesh);
@@ -113,15 +113,15 @@ class GravityPass final : public LevelPass {
   // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end), or with
   // `smoothing` > 0 that many Gauss-Seidel iterations per group (a multigrid smoothing
   // pass, which is not meant to converge: not counted as unconverged); s.groups only.
-  void solve_refined(const LevelStep& s, bool sibling_ghosts = false, int smoothing = 0) {
+  void solve_refined(const exec::LevelStep& s, bool sibling_ghosts = false, int smoothing = 0) {
     poisson_->set_sibling_ghosts(sibling_ghosts);
     poisson_->set_smoothing(smoothing);
     // Its own timers: the hydro pipeline's stages stay the hydro's.
-    LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
-                  s.registers, sor_->timers, nullptr, s.coarse_weight_end};
+    exec::LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
+                        s.registers, sor_->timers, nullptr, s.coarse_weight_end};
     own.groups = s.groups;
     const auto t0 = Timers::Clock::now();
-    const PassStats r = poisson_->run(own);
+    const exec::PassStats r = poisson_->run(own);
     poisson_->set_sibling_ghosts(false);
     poisson_->set_smoothing(0);
     sor_->seconds += std::chrono::duration<double>(Timers::Clock::now() - t0).count();

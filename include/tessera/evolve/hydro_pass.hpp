@@ -7,12 +7,12 @@
 #include <memory>
 
 #include "tessera/evolve/mol_solver.hpp"
-#include "tessera/evolve/pass.hpp"
 #include "tessera/evolve/relaxing_tvd_solver.hpp"
+#include "tessera/exec/pass.hpp"
 
 namespace tessera::evolve {
 
-class HydroPass final : public GroupPass {
+class HydroPass final : public exec::GroupPass {
  public:
   // The solver's variables are the first fields of the registry (physics::Model::fields).
   HydroPass(const kernels::Scheme& scheme, const kernels::MolParams& params)
@@ -24,10 +24,10 @@ class HydroPass final : public GroupPass {
         rtvd_(std::make_unique<RelaxingTvdSolver>(scheme.physics, limiter, params)) {}
 
   std::string name() const override { return "hydro"; }
-  FieldRange inputs() const override { return {0, solver_.nvar()}; }
-  FieldRange outputs() const override { return {0, solver_.nvar()}; }
+  exec::FieldRange inputs() const override { return {0, solver_.nvar()}; }
+  exec::FieldRange outputs() const override { return {0, solver_.nvar()}; }
   bool refluxes() const override { return true; }
-  const GroupSolver& solver(const LevelStep& s) override {
+  const exec::GroupSolver& solver(const exec::LevelStep& s) override {
     const double dt_over_dx = s.dt / s.mesh.dx(s.level);
     if (rtvd_) {
       // Forward (x -> y -> z) and backward sweeps alternate from one step of the level to
@@ -48,8 +48,8 @@ class HydroPass final : public GroupPass {
   }
   const MolSolver& mol() const { return solver_; }
   // The solver the pass runs (what its pipeline is built for).
-  const GroupSolver& group_solver() const {
-    return rtvd_ ? static_cast<const GroupSolver&>(*rtvd_) : solver_;
+  const exec::GroupSolver& group_solver() const {
+    return rtvd_ ? static_cast<const exec::GroupSolver&>(*rtvd_) : solver_;
   }
 
  private:

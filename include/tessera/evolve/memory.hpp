@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/core/params.hpp"
+#include "tessera/exec/executor.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::evolve {
@@ -35,9 +36,6 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
 // `in_use`, what the run already holds), otherwise the smaller of the kernel's MemAvailable
 // and the room left under the job's cgroup limit. `source` says which.
 double host_memory_available(const Params& params, double in_use, std::string* source);
-
-// Free and total memory of the current CUDA device, when there is one.
-std::optional<std::pair<double, double>> device_memory();
 
 // The threads a run uses: run.threads (0: OpenMP's default), capped at the processors this
 // process may run on; `note` receives a message when the request was capped.

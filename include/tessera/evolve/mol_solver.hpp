@@ -3,11 +3,11 @@
 #pragma once
 
 #include "kernels/scheme.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/group_solver.hpp"
 
 namespace tessera::evolve {
 
-class MolSolver final : public GroupSolver {
+class MolSolver final : public exec::GroupSolver {
  public:
   // Throws Error(kInternal) for a Riemann solver the physics does not have (the
   // parameters are checked before: physics::Model).
@@ -25,7 +25,7 @@ class MolSolver final : public GroupSolver {
   }
   int nvar() const { return kernels::solver_vars(scheme_, params_.scalars); }
 
-  GroupShape shape() const override {
+  exec::GroupShape shape() const override {
     const int n = nvar();
     return {kernels::ghost_width(scheme_), n, n, n};
   }
@@ -34,7 +34,7 @@ class MolSolver final : public GroupSolver {
   std::size_t device_scratch_reals() const override { return 5 * shape().in_reals(); }
   void solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
                   Real* scratch) const override;
-  void solve_device(const DeviceBatch& b, void* stream) const override;  // mol_solver_cuda.cu
+  void solve_device(const exec::DeviceBatch& b, void* stream) const override;  // mol_solver_cuda.cu
   std::string variable_name(int v) const override {
     return kernels::conserved_name(scheme_.physics, v);
   }

@@ -4,11 +4,11 @@
 #pragma once
 
 #include "kernels/relaxing_tvd.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/group_solver.hpp"
 
 namespace tessera::evolve {
 
-class RelaxingTvdSolver final : public GroupSolver {
+class RelaxingTvdSolver final : public exec::GroupSolver {
  public:
   // Throws Error(kInternal) for MHD (the parameters are checked before: physics::Model).
   RelaxingTvdSolver(kernels::Physics physics, kernels::TvdLimiter limiter,
@@ -23,7 +23,7 @@ class RelaxingTvdSolver final : public GroupSolver {
   kernels::TvdLimiter limiter() const { return limiter_; }
   int nvar() const { return kernels::physics_vars(physics_) + params_.scalars; }
 
-  GroupShape shape() const override {
+  exec::GroupShape shape() const override {
     const int n = nvar();
     return {kernels::kGhostRtvd, n, n, n};
   }
@@ -33,7 +33,7 @@ class RelaxingTvdSolver final : public GroupSolver {
   std::size_t device_scratch_reals() const override { return shape().in_reals(); }
   void solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
                   Real* scratch) const override;
-  void solve_device(const DeviceBatch& b, void* stream) const override;  // ..._cuda.cu
+  void solve_device(const exec::DeviceBatch& b, void* stream) const override;  // ..._cuda.cu
   std::string variable_name(int v) const override { return kernels::conserved_name(physics_, v); }
 
  private:

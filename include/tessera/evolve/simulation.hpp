@@ -13,13 +13,13 @@
 #include "tessera/core/params.hpp"
 #include "tessera/core/timers.hpp"
 #include "tessera/evolve/diagnostics.hpp"
-#include "tessera/evolve/executor.hpp"
-#include "tessera/evolve/flux_register.hpp"
 #include "tessera/evolve/gravity_pass.hpp"
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/memory.hpp"
-#include "tessera/evolve/pipeline.hpp"
 #include "tessera/evolve/refinement.hpp"
+#include "tessera/exec/executor.hpp"
+#include "tessera/exec/flux_register.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -266,22 +266,22 @@ class Simulation {
   std::string run_id_;
   std::unique_ptr<mesh::Mesh> mesh_;
   std::unique_ptr<Problem> problem_;
-  std::unique_ptr<Executor> executor_;
-  std::unique_ptr<Pipeline> pipeline_;  // the hydro pass's
+  std::unique_ptr<exec::Executor> executor_;
+  std::unique_ptr<exec::Pipeline> pipeline_;  // the hydro pass's
   std::unique_ptr<HydroPass> hydro_;
   std::unique_ptr<gravity::SelfGravity> gravity_;  // gravity.enabled only
   // Kick at the step's start, solve, kick at its end (GravityPass::Role's order).
   std::vector<std::unique_ptr<GravityPass>> gravity_passes_;
-  std::unique_ptr<PoissonPass> poisson_;        // refined levels' SOR (gravity with AMR)
-  std::unique_ptr<Pipeline> poisson_pipeline_;  // the SOR pass's
-  SorStats sor_stats_;                          // this rank's groups
-  SorStats sor_summed_;                         // every rank's, at the end of run() (for its log)
+  std::unique_ptr<PoissonPass> poisson_;              // refined levels' SOR (gravity with AMR)
+  std::unique_ptr<exec::Pipeline> poisson_pipeline_;  // the SOR pass's
+  SorStats sor_stats_;                                // this rank's groups
+  SorStats sor_summed_;  // every rank's, at the end of run() (for its log)
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
-  std::unique_ptr<DeviceMesh> resident_;  // made on the first step
-  bool device_current_ = false;           // resident_ holds the newest data
-  std::vector<Pass*> schedule_;           // the passes of a level step, in order
-  FluxRegisters registers_;
+  std::unique_ptr<exec::DeviceMesh> resident_;  // made on the first step
+  bool device_current_ = false;                 // resident_ holds the newest data
+  std::vector<exec::Pass*> schedule_;           // the passes of a level step, in order
+  exec::FluxRegisters registers_;
   RefinementParams refinement_;
   MemoryEstimate memory_;
   bool subcycle_ = true;

@@ -1,4 +1,4 @@
-// The refined levels' Poisson solver as a GroupSolver (evolve/group_solver.hpp): red-black
+// The refined levels' Poisson solver as a GroupSolver (exec/group_solver.hpp): red-black
 // SOR per patch group (kernels/poisson_sor.hpp; Schive et al. 2010 §2.3 and §3.2), run by
 // the same prepare/solve/close pipeline and executors as the hydro solver.
 //
@@ -8,11 +8,11 @@
 #pragma once
 
 #include "kernels/poisson_sor.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/group_solver.hpp"
 
 namespace tessera::gravity {
 
-class SorSolver final : public evolve::GroupSolver {
+class SorSolver final : public exec::GroupSolver {
  public:
   explicit SorSolver(const kernels::SorParams& params) : params_(params) {}
 
@@ -25,7 +25,7 @@ class SorSolver final : public evolve::GroupSolver {
   void set_params(const kernels::SorParams& params) { params_ = params; }
   const kernels::SorParams& params() const { return params_; }
 
-  evolve::GroupShape shape() const override { return {1, 2, 1, 0}; }
+  exec::GroupShape shape() const override { return {1, 2, 1, 0}; }
   // The potential box being relaxed and the source.
   std::size_t host_scratch_reals() const override {
     return std::size_t(kernels::box_cells(1)) + kernels::kGroupCells;
@@ -33,7 +33,7 @@ class SorSolver final : public evolve::GroupSolver {
   std::size_t device_scratch_reals() const override { return 0; }
   void solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
                   Real* scratch) const override;
-  void solve_device(const evolve::DeviceBatch& b, void* stream) const override;  // .cu
+  void solve_device(const exec::DeviceBatch& b, void* stream) const override;  // .cu
   std::string variable_name(int v) const override { return v == 0 ? "rho" : "phi"; }
 
  private:

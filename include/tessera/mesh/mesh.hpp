@@ -161,7 +161,7 @@ class Mesh {
   // Families whose data this process holds; released positions that hold() will reuse.
   int held_families() const;
   int free_families() const { return static_cast<int>(free_families_.size()); }
-  // Device residency (evolve/resident.hpp): a time level whose newest data are on the GPU
+  // Device residency (exec/resident.hpp): a time level whose newest data are on the GPU
   // is marked stale, and data() refuses it with Error(kInternal) until it is copied back,
   // so that a host-side reader that forgot to ask for the copy is found at once.
   void set_host_stale(int slot, bool stale) {

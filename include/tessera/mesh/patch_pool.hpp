@@ -1,6 +1,6 @@
 // Storage of one time level of patch data, [patch][var][z][y][x] in one allocation, in host
 // memory (docs/architecture.md, "Data residency"). A device-resident run keeps its own copy
-// on the GPU (evolve/resident.hpp, DeviceMesh) and marks the host's time levels stale
+// on the GPU (exec/resident.hpp, DeviceMesh) and marks the host's time levels stale
 // (Mesh::set_host_stale) rather than moving this pool.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 namespace {
 
@@ -66,9 +66,41 @@ PassStats GroupPass::run(const LevelStep& step) {
   return pipeline_->run(step, *this);
 }
 
-void Pipeline::close_batch(const LevelStep& s, GroupPass& pass, const GroupSolver& solver,
-                           const std::vector<int>& groups, int first, int count, Staging& st,
-                           PassStats& stats) {
+void Pipeline::prepare_batch(const LevelStep& s, GroupPass& pass, const std::vector<int>& groups,
+                             int first, int count, Staging& st) {
+  ScopedTimer t(s.timers, Stage::kPrepare);
+  long long n_same = 0, n_cf = 0;
+  double t_same = 0, t_cf = 0;
+  ParallelErrors errors;  // the buffer allocates; prepare checks what it reads
+  // Each box is assembled in a per-thread buffer that stays in cache, then streamed to the
+  // staging area whole (stream_store.hpp).
+#pragma omp parallel reduction(+ : n_same, n_cf, t_same, t_cf)
+  {
+    thread_local std::vector<Real> box;
+    errors.run(-1, [&] { box.resize(st.in_reals); });
+    // Dynamic: a group with coarse-fine faces takes 1.6x as long as one without, and they
+    // come in clusters (at the edges of refined regions).
+#pragma omp for schedule(dynamic)
+    for (int g = 0; g < count; ++g)
+      errors.run(g, [&] {
+        const auto t0 = Timers::Clock::now();
+        const bool coarse_fine = pass.prepare(s, groups[first + g], shape_.ghost, box.data());
+        stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
+        const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
+        if (coarse_fine)
+          ++n_cf, t_cf += dt;
+        else
+          ++n_same, t_same += dt;
+      });
+    stream_fence();
+  }
+  errors.rethrow();
+  prepare_stats_.groups[0] += n_same, prepare_stats_.groups[1] += n_cf;
+  prepare_stats_.seconds[0] += t_same, prepare_stats_.seconds[1] += t_cf;
+}
+
+void Pipeline::close_batch(const LevelStep& s, GroupPass& pass, const std::vector<int>& groups,
+                           int first, int count, Staging& st) {
   mesh::Mesh& m = s.mesh;
   const FieldRange out = pass.outputs();
   const bool reflux = pass.refluxes();
@@ -89,17 +121,6 @@ void Pipeline::close_batch(const LevelStep& s, GroupPass& pass, const GroupSolve
     stream_fence();  // close_group streams into the pool
   }
   errors.rethrow();
-  for (int g = 0; g < count; ++g) {
-    const auto& r = st.results[g];
-    if (r.bad_cell >= 0)
-      report_unphysical(m, s.level, groups[first + g], r, st.in + g * st.in_reals, st.ghost,
-                        st.out + g * st.out_reals, s.step, solver, st.shape.in_vars);
-    stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
-    stats.floored += r.floored;
-    stats.iterations += r.iterations;
-    stats.unconverged += r.unconverged;
-  }
-  stats.groups += count;
 }
 
 namespace {
@@ -167,76 +188,124 @@ void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
     }
 }
 
+// What a pass on a device-resident level requires: the executor gathers the pass's inputs
+// itself, so the pass cannot have its own gather, and the device copy must be the level's.
+void check_resident(const mesh::Mesh& m, int level, GroupPass& pass, const DeviceMesh& dm) {
+  if (pass.input_count() != pass.inputs().count || pass.exchanges_outputs())
+    throw Error(ErrorKind::kInternal,
+                strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
+                          "device-resident levels do not support",
+                          pass.name().c_str()));
+  if (dm.tables().level != level || m.num_levels() != 1 ||
+      dm.tables().groups() != static_cast<int>(m.groups(level).size()))
+    throw Error(ErrorKind::kInternal,
+                strprintf("pass '%s': the device-resident copy does not hold level %d of a "
+                          "one-level mesh",
+                          pass.name().c_str(), level));
+}
+
+// After the last batch (pass.hpp's header): two-level outputs make the next slot current,
+// with the two-level fields the pass did not write carried over (or, for a pass that
+// exchanges its outputs, the outputs' slots exchanged); one-level outputs are copied back
+// to the current slot.
+void finish_host(mesh::Mesh& m, int level, GroupPass& pass) {
+  const FieldRange out = pass.outputs();
+  const auto& fields = m.fields();
+  const int cur = m.current_slot(level), next = m.next_slot(level);
+  if (fields[out.first].time_levels == 2 && pass.exchanges_outputs()) {
+    exchange_fields(m, level, out);
+  } else if (fields[out.first].time_levels == 2) {
+    copy_fields(m, level, cur, next,
+                [&](int f) { return !out.contains(f) && fields[f].time_levels == 2; });
+    m.swap_slots(level);
+  } else {
+    copy_fields(m, level, next, cur, [&](int f) { return out.contains(f); });
+  }
+}
+
+// finish_host() on the device copy; the host copy of the slot written is then out of date.
+void finish_resident(mesh::Mesh& m, int level, FieldRange out, DeviceMesh& dm) {
+  const auto& fields = m.fields();
+  const int read = m.current_slot(level), write = m.next_slot(level);
+  std::vector<int> carry;
+  if (fields[out.first].time_levels == 2) {
+    for (int f = 0; f < m.nvar(); ++f)
+      if (!out.contains(f)) carry.push_back(f);  // one-level fields too: flip_slots copies none
+    if (!carry.empty()) dm.copy_fields(carry, read, write);
+    m.set_host_stale(write, true);
+    m.flip_slots(level);
+  } else {
+    for (int f = out.first; f < out.first + out.count; ++f) carry.push_back(f);
+    dm.copy_fields(carry, write, read);
+    m.set_host_stale(read, true);
+    m.set_host_stale(write, true);
+  }
+}
+
 }  // namespace
 
+namespace {
+
+// A pass's groups cut into batches: `total` groups, the first `interior` of them (those that
+// read no buffer patch when the exchange overlaps the pass) in batches of their own.
+struct Batches {
+  int size, total, interior, interior_batches, count;
+  Batches(int size, int total, int interior)
+      : size(size),
+        total(total),
+        interior(interior),
+        interior_batches((interior + size - 1) / size),
+        count(interior_batches + (total - interior + size - 1) / size) {}
+  int first(int k) const {
+    return k < interior_batches ? k * size : interior + (k - interior_batches) * size;
+  }
+  int groups(int k) const {
+    return k < interior_batches ? std::min(size, interior - k * size)
+                                : std::min(size, total - first(k));
+  }
+};
+
+}  // namespace
+
+// One loop, wherever the level's data live. Batch k: gather its input boxes (on the host:
+// prepare into staging k % 2; device-resident: the executor gathers from the device copy)
+// and submit it; then wait for batch k - 1, whose results arrive while batch k runs, and
+// close it (on the host: write back and feed the flux registers; resident: the executor
+// already scattered it) and read its per-group results.
 PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   mesh::Mesh& m = s.mesh;
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
-  if (s.resident) return run_resident(s, pass, solver);
+  DeviceMesh* dm = s.resident;
+  if (dm) check_resident(m, s.level, pass, *dm);
   // With the buffer patches in flight: the interior groups first, in whole batches, then
   // the others once they have arrived.
-  const bool overlap = s.overlap_groups != nullptr;
-  const auto& groups = overlap ? *s.overlap_groups : s.groups ? *s.groups : m.groups(s.level);
-  const int total = static_cast<int>(groups.size());
-  const int interior = overlap ? static_cast<int>(s.interior) : total;
-  const int interior_batches = (interior + batch_ - 1) / batch_;
-  const int batches = interior_batches + (total - interior + batch_ - 1) / batch_;
+  const bool overlap = !dm && s.overlap_groups != nullptr;
+  const std::vector<int>& groups = overlap    ? *s.overlap_groups
+                                   : s.groups ? *s.groups
+                                              : m.groups(s.level);
+  const int total = dm ? dm->tables().groups() : static_cast<int>(groups.size());
+  const Batches b(batch_, total, overlap ? static_cast<int>(s.interior) : total);
+  const int read = m.current_slot(s.level), write = m.next_slot(s.level);
+  const FieldRange in = pass.inputs(), out = pass.outputs();
   PassStats stats;
-  auto first_of = [&](int k) {
-    return k < interior_batches ? k * batch_ : interior + (k - interior_batches) * batch_;
-  };
-  auto count_of = [&](int k) {
-    return k < interior_batches ? std::min(batch_, interior - k * batch_)
-                                : std::min(batch_, total - first_of(k));
-  };
   bool arrived = !overlap;
-  // Batch k: prepare into staging k % 2 and submit; then close batch k - 1, whose
-  // results arrive while batch k runs on the device.
   bool in_flight[2] = {false, false};
   try {
-    for (int k = 0; k <= batches; ++k) {
-      if (k < batches) {
-        if (!arrived && k >= interior_batches) {
+    for (int k = 0; k <= b.count; ++k) {
+      if (k < b.count) {
+        if (!arrived && k >= b.interior_batches) {
           s.remote();
           arrived = true;
         }
         Staging& st = *staging_[k % 2];
-        {
-          ScopedTimer t(s.timers, Stage::kPrepare);
-          const int first = first_of(k), count = count_of(k);
-          long long n_same = 0, n_cf = 0;
-          double t_same = 0, t_cf = 0;
-          ParallelErrors errors;  // the buffer allocates; prepare checks what it reads
-          // Each box is assembled in a per-thread buffer that stays in cache, then streamed
-          // to the staging area whole (stream_store.hpp).
-#pragma omp parallel reduction(+ : n_same, n_cf, t_same, t_cf)
-          {
-            thread_local std::vector<Real> box;
-            errors.run(-1, [&] { box.resize(st.in_reals); });
-            // Dynamic: a group with coarse-fine faces takes 1.6x as long as one without,
-            // and they come in clusters (at the edges of refined regions).
-#pragma omp for schedule(dynamic)
-            for (int g = 0; g < count; ++g)
-              errors.run(g, [&] {
-                const auto t0 = Timers::Clock::now();
-                const bool coarse_fine =
-                    pass.prepare(s, groups[first + g], shape_.ghost, box.data());
-                stream_copy(box.data(), st.in_reals, st.in + g * st.in_reals);
-                const double dt = std::chrono::duration<double>(Timers::Clock::now() - t0).count();
-                if (coarse_fine)
-                  ++n_cf, t_cf += dt;
-                else
-                  ++n_same, t_same += dt;
-              });
-            stream_fence();
-          }
-          errors.rethrow();
-          prepare_stats_.groups[0] += n_same, prepare_stats_.groups[1] += n_cf;
-          prepare_stats_.seconds[0] += t_same, prepare_stats_.seconds[1] += t_cf;
-        }
+        if (!dm) prepare_batch(s, pass, groups, b.first(k), b.groups(k), st);
         ScopedTimer t(s.timers, Stage::kSolve);
-        executor_.submit(solver, st, count_of(k));
+        if (dm)
+          executor_.submit_resident(solver, st, b.groups(k), *dm,
+                                    {b.first(k), read, write, in.first, out.first});
+        else
+          executor_.submit(solver, st, b.groups(k));
         in_flight[k % 2] = true;
       }
       if (k == 0) continue;
@@ -248,7 +317,28 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
       }
       {
         ScopedTimer t(s.timers, Stage::kClose);
-        close_batch(s, pass, solver, groups, first_of(k - 1), count_of(k - 1), prev, stats);
+        const int first = b.first(k - 1), count = b.groups(k - 1);
+        if (!dm) close_batch(s, pass, groups, first, count, prev);
+        for (int g = 0; g < count; ++g) {
+          const auto& r = prev.results[g];
+          if (r.bad_cell >= 0) {
+            if (dm) {
+              // The other batch may still be running: let it finish, then fetch this one's
+              // boxes from the device.
+              const int other = k % 2;
+              if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
+              executor_.fetch_resident(prev, count);
+            }
+            const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
+            report_unphysical(m, s.level, patch, r, prev.in + g * prev.in_reals, prev.ghost,
+                              prev.out + g * prev.out_reals, s.step, solver, prev.shape.in_vars);
+          }
+          stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
+          stats.floored += r.floored;
+          stats.iterations += r.iterations;
+          stats.unconverged += r.unconverged;
+        }
+        stats.groups += count;
       }
       if (!arrived && s.progress) s.progress();
     }
@@ -256,109 +346,18 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   } catch (...) {
     // A failure while a batch is still on the device (an unphysical cell found in the
     // previous batch, say): let it finish before its staging can be freed.
-    for (int b = 0; b < 2; ++b)
-      if (in_flight[b]) try {
-          executor_.wait(*staging_[b]);
+    for (int k = 0; k < 2; ++k)
+      if (in_flight[k]) try {
+          executor_.wait(*staging_[k]);
         } catch (...) {
         }
     throw;
   }
-  // Two-level outputs: the next slot becomes current, with the two-level fields the pass
-  // did not write carried over. One-level outputs: copied back to the current slot.
-  const FieldRange out = pass.outputs();
-  const auto& fields = m.fields();
-  const int cur = m.current_slot(s.level), next = m.next_slot(s.level);
-  if (fields[out.first].time_levels == 2 && pass.exchanges_outputs()) {
-    exchange_fields(m, s.level, out);
-  } else if (fields[out.first].time_levels == 2) {
-    copy_fields(m, s.level, cur, next,
-                [&](int f) { return !out.contains(f) && fields[f].time_levels == 2; });
-    m.swap_slots(s.level);
-  } else {
-    copy_fields(m, s.level, next, cur, [&](int f) { return out.contains(f); });
-  }
+  if (dm)
+    finish_resident(m, s.level, out, *dm);
+  else
+    finish_host(m, s.level, pass);
   return stats;
 }
 
-PassStats Pipeline::run_resident(const LevelStep& s, GroupPass& pass, const GroupSolver& solver) {
-  mesh::Mesh& m = s.mesh;
-  DeviceMesh& dm = *s.resident;
-  const FieldRange in = pass.inputs(), out = pass.outputs();
-  if (pass.input_count() != in.count || pass.exchanges_outputs())
-    throw Error(ErrorKind::kInternal,
-                strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
-                          "device-resident levels do not support",
-                          pass.name().c_str()));
-  if (dm.tables().level != s.level || m.num_levels() != 1 ||
-      dm.tables().groups() != static_cast<int>(m.groups(s.level).size()))
-    throw Error(ErrorKind::kInternal,
-                strprintf("pass '%s': the device-resident copy does not hold level %d of a "
-                          "one-level mesh",
-                          pass.name().c_str(), s.level));
-  const int total = dm.tables().groups();
-  const int read = m.current_slot(s.level), write = m.next_slot(s.level);
-  const int batches = (total + batch_ - 1) / batch_;
-  auto count_of = [&](int k) { return std::min(batch_, total - k * batch_); };
-  PassStats stats;
-  bool in_flight[2] = {false, false};
-  try {
-    for (int k = 0; k <= batches; ++k) {
-      if (k < batches) {
-        ScopedTimer t(s.timers, Stage::kSolve);
-        executor_.submit_resident(solver, *staging_[k % 2], count_of(k), dm,
-                                  {k * batch_, read, write, in.first, out.first});
-        in_flight[k % 2] = true;
-      }
-      if (k == 0) continue;
-      Staging& prev = *staging_[(k - 1) % 2];
-      {
-        ScopedTimer t(s.timers, Stage::kIdle);
-        executor_.wait(prev);
-        in_flight[(k - 1) % 2] = false;
-      }
-      ScopedTimer t(s.timers, Stage::kClose);
-      const int count = count_of(k - 1);
-      for (int g = 0; g < count; ++g) {
-        const auto& r = prev.results[g];
-        if (r.bad_cell >= 0) {
-          // The other batch may still be running: let it finish, then fetch this one's boxes.
-          const int other = k % 2;
-          if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
-          executor_.fetch_resident(prev, count);
-          report_unphysical(m, s.level, dm.tables().first_patch[(k - 1) * batch_ + g], r,
-                            prev.in + g * prev.in_reals, prev.ghost, prev.out + g * prev.out_reals,
-                            s.step, solver, prev.shape.in_vars);
-        }
-        stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
-        stats.floored += r.floored;
-      }
-    }
-  } catch (...) {
-    for (int b = 0; b < 2; ++b)
-      if (in_flight[b]) try {
-          executor_.wait(*staging_[b]);
-        } catch (...) {
-        }
-    throw;
-  }
-  // As run(), on the device: the fields the pass did not write are carried over (two-level
-  // outputs), or its outputs copied back (one-level outputs); the host copy of the slot
-  // written is now out of date.
-  const auto& fields = m.fields();
-  std::vector<int> carry;
-  if (fields[out.first].time_levels == 2) {
-    for (int f = 0; f < m.nvar(); ++f)
-      if (!out.contains(f)) carry.push_back(f);  // one-level fields too: flip_slots copies none
-    if (!carry.empty()) dm.copy_fields(carry, read, write);
-    m.set_host_stale(write, true);
-    m.flip_slots(s.level);
-  } else {
-    for (int f = out.first; f < out.first + out.count; ++f) carry.push_back(f);
-    dm.copy_fields(carry, write, read);
-    m.set_host_stale(read, true);
-    m.set_host_stale(write, true);
-  }
-  return stats;
-}
-
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -1,11 +1,11 @@
-#include "tessera/evolve/resident.hpp"
+#include "tessera/exec/resident.hpp"
 
 #include <algorithm>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 namespace {
 
@@ -76,4 +76,4 @@ void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int
   }
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

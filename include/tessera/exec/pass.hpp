@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "tessera/core/timers.hpp"
-#include "tessera/evolve/flux_register.hpp"
-#include "tessera/evolve/group_solver.hpp"
+#include "tessera/exec/flux_register.hpp"
+#include "tessera/exec/group_solver.hpp"
 #include "tessera/mesh/mesh.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 class DeviceMesh;
 
@@ -133,4 +133,4 @@ class GroupPass : public Pass {
   Pipeline* pipeline_ = nullptr;
 };
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -12,7 +12,7 @@
 #include "kernels/resident_gather.hpp"
 #include "tessera/mesh/mesh.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 // Gather tables of one level, groups in the mesh's order (Mesh::groups).
 struct GatherTables {
@@ -55,4 +55,4 @@ class DeviceMesh {
   virtual double bytes() const = 0;
 };
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -7,11 +7,11 @@
 
 #include "stream_store.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/evolve/pipeline.hpp"
+#include "tessera/exec/pipeline.hpp"
 #include "tessera/mesh/boundary.hpp"
 #include "tessera/mesh/prolongation.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 using mesh::kPatchSize;
 
@@ -126,4 +126,4 @@ void close_group(mesh::Mesh& m, int slot, int first_patch, const Real* interior,
   }
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -15,7 +15,7 @@
 
 #include "tessera/core/real.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 inline void stream_copy(const Real* src, std::size_t n, Real* dst) {
   auto* d = reinterpret_cast<char*>(dst);
@@ -42,4 +42,4 @@ inline void stream_fence() {
 #endif
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

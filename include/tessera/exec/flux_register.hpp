@@ -14,7 +14,7 @@
 #include "tessera/parallel/comm.hpp"
 #include "tessera/parallel/partition.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 class FluxRegisters {
  public:
@@ -66,4 +66,4 @@ class FluxRegisters {
   std::vector<std::unordered_map<long long, int>> index_;
 };
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

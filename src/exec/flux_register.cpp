@@ -1,4 +1,4 @@
-#include "tessera/evolve/flux_register.hpp"
+#include "tessera/exec/flux_register.hpp"
 
 #include <algorithm>
 
@@ -6,7 +6,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 namespace {
 
@@ -186,4 +186,4 @@ void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
     }
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

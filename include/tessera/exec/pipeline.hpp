@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "tessera/core/timers.hpp"
-#include "tessera/evolve/executor.hpp"
-#include "tessera/evolve/flux_register.hpp"
-#include "tessera/evolve/pass.hpp"
+#include "tessera/exec/executor.hpp"
+#include "tessera/exec/flux_register.hpp"
+#include "tessera/exec/pass.hpp"
 #include "tessera/mesh/mesh.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 // Gathers the fields `fields` (all of the mesh's when empty) of the group starting at
 // `first_patch` with `ghost` layers from time level `slot`: [count][n][n][n],
@@ -45,23 +45,23 @@ class Pipeline {
   // solver's group shape and scratch; every solver run through it must have the same.
   Pipeline(Executor& executor, int groups_per_batch, const GroupSolver& solver);
 
-  // Runs `pass` on every group of step.level. The close stage writes the outputs (two-level
-  // fields to the next slot, which then becomes current; one-level fields in place) and,
-  // when the pass refluxes, feeds the flux registers. Throws tessera::Error(kNumerical)
-  // naming the level, patch, cell, position and state when a cell stays unphysical, and
-  // Error(kInternal) when the pass's solver or fields do not match the pipeline.
+  // Runs `pass` on every group of step.level, wherever the level's data live: in the host
+  // pool (prepared on the CPU, closed back into it) or, for step.resident, in the device
+  // copy (the executor gathers and scatters, Executor::submit_resident). The close stage
+  // writes the outputs (two-level fields to the next slot, which then becomes current;
+  // one-level fields in place) and, when the pass refluxes, feeds the flux registers. Throws
+  // tessera::Error(kNumerical) naming the level, patch, cell, position and state when a cell stays
+  // unphysical, and Error(kInternal) when the pass's solver or fields do not match the pipeline.
   PassStats run(const LevelStep& step, GroupPass& pass);
 
   const PrepareStats& prepare_stats() const { return prepare_stats_; }
   int ghost() const { return shape_.ghost; }
 
  private:
-  // run() for a level held on the device (step.resident): no prepare or close on the host,
-  // the executor gathers and scatters (Executor::submit_resident).
-  PassStats run_resident(const LevelStep& step, GroupPass& pass, const GroupSolver& solver);
-  void close_batch(const LevelStep& s, GroupPass& pass, const GroupSolver& solver,
-                   const std::vector<int>& groups, int first, int count, Staging& staging,
-                   PassStats& stats);
+  void prepare_batch(const LevelStep& s, GroupPass& pass, const std::vector<int>& groups, int first,
+                     int count, Staging& staging);
+  void close_batch(const LevelStep& s, GroupPass& pass, const std::vector<int>& groups, int first,
+                   int count, Staging& staging);
 
   Executor& executor_;
   int batch_;
@@ -71,4 +71,4 @@ class Pipeline {
   PrepareStats prepare_stats_;
 };
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

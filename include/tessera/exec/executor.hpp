@@ -4,14 +4,16 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/group_layout.hpp"
-#include "tessera/evolve/group_solver.hpp"
-#include "tessera/evolve/resident.hpp"
+#include "tessera/exec/group_solver.hpp"
+#include "tessera/exec/resident.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 // Host staging of one batch: prepared inputs and the solver's outputs. A device executor
 // allocates it in pinned memory (and owns the matching device buffers).
@@ -102,5 +104,7 @@ std::string cuda_device_description();
 // Makes the GPU of a rank the calling thread's device: the node-local rank modulo the
 // GPUs this process sees (several ranks may share one). Returns its index, -1 without GPUs.
 int select_cuda_device(int node_rank);
+// Free and total memory of the current CUDA device, when there is one.
+std::optional<std::pair<double, double>> device_memory();
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

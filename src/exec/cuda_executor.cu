@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "kernels/resident_gather.hpp"
-#include "src/evolve/cuda/cuda_util.cuh"
+#include "src/exec/cuda/cuda_util.cuh"
 #include "tessera/core/log.hpp"
-#include "tessera/evolve/executor.hpp"
-#include "tessera/evolve/memory.hpp"
+#include "tessera/exec/executor.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 namespace {
 
@@ -436,4 +435,4 @@ std::optional<std::pair<double, double>> device_memory() {
   return std::make_pair(static_cast<double>(free_bytes), static_cast<double>(total_bytes));
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

@@ -6,9 +6,9 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/parallel.hpp"
-#include "tessera/evolve/executor.hpp"
+#include "tessera/exec/executor.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 HostStaging::HostStaging(int groups, const GroupShape& shape) {
   set_shape(groups, shape);
@@ -75,4 +75,4 @@ std::unique_ptr<Executor> make_cpu_executor() {
   return std::make_unique<CpuExecutor>();
 }
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec

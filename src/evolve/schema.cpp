@@ -1,4 +1,4 @@
-#include "tessera/core/schema.hpp"
+#include "tessera/evolve/schema.hpp"
 
 #include <cctype>
 #include <iterator>

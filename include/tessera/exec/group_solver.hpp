@@ -11,7 +11,7 @@
 
 #include "kernels/group_layout.hpp"
 
-namespace tessera::evolve {
+namespace tessera::exec {
 
 // The data of one group: input box of `in_vars` variables with `ghost` layers, interior
 // output of `out_vars` variables, flux planes of `flux_vars` variables (0: none).
@@ -57,4 +57,4 @@ class GroupSolver {
   virtual std::string variable_name(int v) const { return "var" + std::to_string(v); }
 };
 
-}  // namespace tessera::evolve
+}  // namespace tessera::exec
