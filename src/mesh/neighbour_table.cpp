@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "tessera/mesh/mesh.hpp"
+#include "tessera/mesh/forest.hpp"
 
 namespace tessera::mesh {
 
-void NeighbourTable::build(const Mesh& m) {
+void NeighbourTable::build(const Forest& m) {
   const int families = m.num_patches() / kFamilySize;
   blocks_.assign(std::size_t(families) * kGroupBlocks, kBlockBoundary);
   sides_.assign(families, 0);
@@ -14,7 +14,7 @@ void NeighbourTable::build(const Mesh& m) {
     for (const int first : m.groups(level)) build_row(m, first);
 }
 
-void NeighbourTable::update(const Mesh& m, const std::vector<int>& families) {
+void NeighbourTable::update(const Forest& m, const std::vector<int>& families) {
   const int n = m.num_patches() / kFamilySize;
   blocks_.resize(std::size_t(n) * kGroupBlocks, kBlockBoundary);
   sides_.resize(n, 0);
@@ -22,7 +22,7 @@ void NeighbourTable::update(const Mesh& m, const std::vector<int>& families) {
     if (first < m.num_patches() && m.patch(first).level >= 0) build_row(m, first);
 }
 
-void NeighbourTable::build_row(const Mesh& m, int first) {
+void NeighbourTable::build_row(const Forest& m, int first) {
   const auto& geo = m.geometry();
   const PatchMeta& base = m.patch(first);
   const int level = base.level;

@@ -15,7 +15,7 @@
 
 namespace tessera::mesh {
 
-class Mesh;
+class Forest;
 
 // Blocks per group, index (bx+1) + 4 (by+1) + 16 (bz+1) for b in {-1..2}^3: the layout of
 // the device gather tables (kernels::kGatherBlocks).
@@ -31,10 +31,10 @@ inline constexpr int kBlockCoarse = -2;    // inside the domain, on the coarser 
 class NeighbourTable {
  public:
   // Rows for every family of `m`, indexed by the family's first patch / 8.
-  void build(const Mesh& m);
+  void build(const Forest& m);
   // After a regrid: the table resized to the pool and the rows of `families` (first
   // patches whose links or slots changed) rebuilt; every other row stays as it was.
-  void update(const Mesh& m, const std::vector<int>& families);
+  void update(const Forest& m, const std::vector<int>& families);
 
   // The 64 block sources of the group whose first patch is `first_patch`.
   const int* row(int first_patch) const {
@@ -57,7 +57,7 @@ class NeighbourTable {
   bool operator==(const NeighbourTable&) const = default;
 
  private:
-  void build_row(const Mesh& m, int first);
+  void build_row(const Forest& m, int first);
   std::vector<int> blocks_;  // [family][kGroupBlocks]
   std::vector<int> sides_;   // [family]
 };

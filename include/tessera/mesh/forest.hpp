@@ -1,0 +1,148 @@
+// The octree's structure (docs/architecture.md, "Mesh and data layout", "Ranks"): families
+// of 8 patches, their levels, positions, parent/child and same-level neighbour links, each
+// level's families in canonical order, and the neighbour table. It holds no field data (a
+// few hundred bytes per family), so every rank holds the whole forest and computes the same
+// partition and exchange plans without asking the others, as Parthenon and AthenaK
+// replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh is the two.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tessera/mesh/geometry.hpp"
+#include "tessera/mesh/neighbour_table.hpp"
+#include "tessera/mesh/patch.hpp"
+
+namespace tessera::mesh {
+
+// Index of neighbour offset (dx, dy, dz) in {-1, 0, 1}^3; 13 is the patch itself.
+constexpr int neighbour_index(int dx, int dy, int dz) {
+  return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
+}
+
+using PatchCoord = std::array<int, 3>;  // position in patch units at a level
+
+struct PatchMeta {
+  int level = 0;
+  std::array<int, 3> corner{};      // first cell, in the index space of `level`
+  int parent = kNoPatch;            // level 0 has no parent
+  int first_child = kNoPatch;       // first patch of the child family; kNoPatch for a leaf
+  std::array<int, 27> neighbour{};  // same-level neighbours (periodic images included)
+
+  bool is_leaf() const { return first_child == kNoPatch; }
+  PatchCoord coord() const { return {corner[0] / 8, corner[1] / 8, corner[2] / 8}; }
+};
+
+// The families of every level above the root, each given by the coordinate of its
+// parent patch (one level coarser); level 0 is always the whole root grid.
+using Hierarchy = std::vector<std::vector<PatchCoord>>;  // [level - 1][family]
+
+// What Mesh::apply_hierarchy changed. Families that stayed kept their pool slots, links
+// and data; `moved` counts the families copied into the holes of removed ones (only when
+// the mesh shrinks).
+struct MeshChange {
+  std::vector<std::vector<int>> added;  // [level]: first patch of each new family, data unset
+  int added_families = 0;
+  int removed_families = 0;
+  int moved_families = 0;
+  bool empty() const { return added_families == 0 && removed_families == 0; }
+};
+
+// What Forest::apply_hierarchy did, for the store to follow: the families removed (their
+// first patches, before the change), the families moved into the holes of removed ones, in
+// order, and the patch counts, so the store can keep every remaining family's data.
+struct ForestChange {
+  MeshChange mesh;
+  std::vector<int> removed;
+  std::vector<std::pair<int, int>> moves;  // (from, to), first patches, applied in order
+  std::size_t patches_before = 0, patches_grown = 0, patches_after = 0;
+  int levels_kept = 0;  // levels left after the removals (new ones start at slot 0)
+};
+
+// Families of a level are listed (groups()) in the canonical order: along a Morton curve
+// of their coordinates, the order the root level's Morton order carries to every level.
+// Their positions (patch indices) need not follow it: a regrid (apply_hierarchy) frees and
+// allocates families where they change and leaves the others in place. canonicalize()
+// renumbers them in canonical order, which is how a forest built from its hierarchy lays
+// them out, so a checkpoint (written canonical) rebuilds exactly the same mesh.
+class Forest {
+ public:
+  // Builds level 0 and, level by level, the families of `refined`, in canonical order.
+  // Every parent must exist; proper nesting is not checked here (check_invariants does).
+  Forest(const Geometry& geometry, const Hierarchy& refined = {});
+
+  const Geometry& geometry() const { return geometry_; }
+  int num_patches() const { return static_cast<int>(patches_.size()); }
+  int num_levels() const { return static_cast<int>(groups_.size()); }
+  const PatchMeta& patch(int p) const { return patches_[p]; }
+  // First patch of every patch group (family) of `level`.
+  const std::vector<int>& groups(int level) const { return groups_[level]; }
+  // Where every group's surrounding blocks come from (neighbour_table.hpp); rebuilt
+  // whenever the structure changes (construction, apply_hierarchy, canonicalize).
+  const NeighbourTable& neighbours() const { return neighbours_; }
+  long long num_leaf_cells() const;
+  long long num_leaf_cells(int level) const;
+  // The families above the root, as the constructor takes them (canonical order).
+  Hierarchy hierarchy() const;
+  // Whether the forest has exactly the families of `refined` (in any order).
+  bool has_hierarchy(const Hierarchy& refined) const;
+  // Every patch, level by level, family by family in canonical order.
+  std::vector<int> canonical_order() const;
+  bool is_canonical() const;
+  // Position of the family of patch `p` along its level's curve (the key groups() is
+  // sorted by): the Morton key of the family's coordinate. A family created again at the
+  // same place has the same key, so a cut between keys survives regrids.
+  std::uint64_t curve_key(int p) const;
+
+  // Changes the forest to `refined` in place: families that are no longer wanted are
+  // removed (finest level first), new ones placed (lowest free positions first), linked to
+  // their neighbours and parents, and listed per level (coarse to fine). Everything else
+  // keeps its position and links. Holes left when the forest shrinks are filled by moving
+  // the last families. Throws Error(kInternal) for a family whose parent is missing or a
+  // removed family that keeps children.
+  ForestChange apply_hierarchy(const Hierarchy& refined);
+  // Renumbers the patches in canonical order; returns order[new] = old (empty when the
+  // forest was canonical already).
+  std::vector<int> canonicalize();
+
+  // Patch covering patch coordinate `pc` of `level`, with periodic images wrapped;
+  // kNoPatch outside the domain or where the level has no patch.
+  int find_patch(int level, PatchCoord pc) const;
+  // Wraps periodic dimensions; false when pc lies beyond a non-periodic boundary.
+  bool wrap(int level, PatchCoord& pc) const;
+
+  // Cells per dimension of a level and its width.
+  std::array<int, 3> level_cells(int level) const;
+  double dx(int level) const { return geometry_.dx(level); }
+  std::array<double, 3> cell_center(int p, int i, int j, int k) const;
+
+  // Throws tessera::Error(kInternal) naming the first violation: families complete and
+  // contiguous, parent/child links consistent, neighbour links symmetric, and proper
+  // nesting (every refined patch has all 26 same-level neighbours inside the domain),
+  // and the neighbour table equal to one built afresh.
+  void check_invariants() const;
+
+ private:
+  static std::uint64_t key(int level, PatchCoord pc);
+  // Sets the metadata of a family at `first_patch` (appended when == num_patches()).
+  void place_family(int first_patch, int level, PatchCoord first, int parent);
+  void link_family(int first_patch);
+  void unlink_family(int first_patch);
+  void move_family(int from, int to);
+  void sort_groups(int level);
+
+  Geometry geometry_;
+  std::vector<PatchMeta> patches_;
+  std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
+  std::unordered_map<std::uint64_t, int> lookup_;
+  NeighbourTable neighbours_;
+  // Families whose neighbour links or position changed since the table was last brought
+  // up to date (apply_hierarchy updates only their rows).
+  std::vector<int> touched_;
+  void touch(int patch) { touched_.push_back(patch - patch % kFamilySize); }
+};
+
+}  // namespace tessera::mesh

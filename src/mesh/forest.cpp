@@ -1,0 +1,459 @@
+#include "tessera/mesh/forest.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+
+namespace tessera::mesh {
+
+namespace {
+
+// Spreads the low 21 bits of v so that bit b lands on bit 3b.
+std::uint64_t spread_bits(std::uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffULL;
+  v = (v | v << 16) & 0x1f0000ff0000ffULL;
+  v = (v | v << 8) & 0x100f00f00f00f00fULL;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
+  v = (v | v << 2) & 0x1249249249249249ULL;
+  return v;
+}
+
+// Interleaves the bits of (x, y, z): groups close on this curve are close in space,
+// which keeps neighbour data in cache and gives the later MPI decomposition its order
+// (space-filling curve, as in Zabelok, Arslanbekov & Kolobov 2015).
+std::uint64_t morton_key(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+  return spread_bits(x) | spread_bits(y) << 1 | spread_bits(z) << 2;
+}
+
+// Canonical position of a family: the Morton key of its coordinate (its first patch's
+// coordinate halved; for a refined level that is the parent's coordinate). A patch of
+// the family adds its child index c = x + 2y + 4z, the next three Morton bits.
+std::uint64_t family_key(const PatchMeta& first) {
+  const PatchCoord pc = first.coord();
+  return morton_key(pc[0] / 2, pc[1] / 2, pc[2] / 2);
+}
+
+constexpr int opposite(int n) {
+  return 26 - n;
+}
+
+std::string coord_text(int level, PatchCoord pc) {
+  return "level " + std::to_string(level) + " patch (" + std::to_string(pc[0]) + ", " +
+         std::to_string(pc[1]) + ", " + std::to_string(pc[2]) + ")";
+}
+
+[[noreturn]] void invariant_failed(const std::string& what) {
+  throw Error(ErrorKind::kInternal, "mesh invariant violated: " + what);
+}
+
+}  // namespace
+
+Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(geometry) {
+  std::array<int, 3> ng{};
+  for (int d = 0; d < 3; ++d) {
+    if (geometry.root_cells[d] <= 0 || geometry.root_cells[d] % (2 * kPatchSize) != 0)
+      throw Error(ErrorKind::kInput, "mesh.nx must be positive multiples of 16");
+    ng[d] = geometry.root_cells[d] / (2 * kPatchSize);
+  }
+  if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
+    throw Error(ErrorKind::kInput,
+                "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
+  std::vector<PatchCoord> group_coords;
+  for (int z = 0; z < ng[2]; ++z)
+    for (int y = 0; y < ng[1]; ++y)
+      for (int x = 0; x < ng[0]; ++x) group_coords.push_back({x, y, z});
+  std::sort(group_coords.begin(), group_coords.end(), [](const auto& a, const auto& b) {
+    return morton_key(a[0], a[1], a[2]) < morton_key(b[0], b[1], b[2]);
+  });
+  groups_.resize(1);
+  for (const auto& gc : group_coords) {
+    groups_[0].push_back(num_patches());
+    place_family(num_patches(), 0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
+  }
+  // Families of a level in the Morton order of their coordinates: the order of their
+  // parents, so the root's Morton order carries through every level.
+  for (std::size_t l = 0; l < refined.size(); ++l) {
+    const int level = static_cast<int>(l) + 1;
+    if (level - 1 >= num_levels() && !refined[l].empty())
+      throw Error(ErrorKind::kInternal, "refining " + coord_text(level - 1, refined[l].front()) +
+                                            ", which does not exist (level " +
+                                            std::to_string(level - 1) + " is empty)");
+    std::vector<std::pair<std::uint64_t, PatchCoord>> families;
+    for (const auto& pc : refined[l]) {
+      if (lookup_.find(key(level - 1, pc)) == lookup_.end())
+        throw Error(ErrorKind::kInternal,
+                    "refining " + coord_text(level - 1, pc) + ", which does not exist");
+      families.push_back({morton_key(pc[0], pc[1], pc[2]), pc});
+    }
+    std::sort(families.begin(), families.end());
+    families.erase(std::unique(families.begin(), families.end()), families.end());
+    if (families.empty()) continue;
+    groups_.emplace_back();
+    for (const auto& [k, pc] : families) {
+      groups_[level].push_back(num_patches());
+      place_family(num_patches(), level, {2 * pc[0], 2 * pc[1], 2 * pc[2]},
+                   lookup_.at(key(level - 1, pc)));
+    }
+  }
+  for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
+  neighbours_.build(*this);
+  touched_.clear();
+}
+
+void Forest::place_family(int first_patch, int level, PatchCoord first, int parent) {
+  if (first_patch == num_patches()) patches_.resize(patches_.size() + kFamilySize);
+  if (parent != kNoPatch) patches_[parent].first_child = first_patch;
+  for (int c = 0; c < kFamilySize; ++c) {
+    PatchMeta& m = patches_[first_patch + c];
+    m = PatchMeta{};
+    m.level = level;
+    m.parent = parent;
+    const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1),
+                           first[2] + ((c >> 2) & 1)};
+    for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
+    m.neighbour.fill(kNoPatch);
+    lookup_[key(level, pc)] = first_patch + c;
+  }
+}
+
+// Links the family's patches to their same-level neighbours, both ways. Neighbours that
+// do not exist yet link back when they are placed.
+void Forest::link_family(int first_patch) {
+  touch(first_patch);
+  for (int c = 0; c < kFamilySize; ++c) {
+    const int p = first_patch + c;
+    const PatchCoord pc = patches_[p].coord();
+    const int level = patches_[p].level;
+    for (int n = 0; n < 27; ++n) {
+      const int q =
+          find_patch(level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1});
+      patches_[p].neighbour[n] = q;
+      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p, touch(q);
+    }
+  }
+}
+
+// Removes the family from the octree: neighbours and the parent forget it, the lookup
+// loses it, and its slots are marked free (level -1).
+void Forest::unlink_family(int first_patch) {
+  for (int c = 0; c < kFamilySize; ++c) {
+    PatchMeta& m = patches_[first_patch + c];
+    if (!m.is_leaf())
+      throw Error(ErrorKind::kInternal,
+                  "regrid removes " + coord_text(m.level, m.coord()) + " but keeps its children");
+    for (int n = 0; n < 27; ++n) {
+      const int q = m.neighbour[n];
+      if (q != kNoPatch && (q < first_patch || q >= first_patch + kFamilySize))
+        patches_[q].neighbour[opposite(n)] = kNoPatch, touch(q);
+    }
+    lookup_.erase(key(m.level, m.coord()));
+  }
+  const int parent = patches_[first_patch].parent;
+  if (parent != kNoPatch) patches_[parent].first_child = kNoPatch;
+  for (int c = 0; c < kFamilySize; ++c) patches_[first_patch + c] = PatchMeta{-1};
+}
+
+// Moves the family at `from` into the free position `to`: its metadata and every link
+// that points to it (the store moves the data: Forest::apply_hierarchy).
+void Forest::move_family(int from, int to) {
+  for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
+  touch(to);
+  auto moved = [&](int q) { return q >= from && q < from + kFamilySize ? q - from + to : q; };
+  for (int c = 0; c < kFamilySize; ++c) {
+    PatchMeta& m = patches_[to + c];
+    for (int n = 0; n < 27; ++n) {
+      const int q = m.neighbour[n];
+      if (q == kNoPatch) continue;
+      m.neighbour[n] = moved(q);
+      if (moved(q) == q) patches_[q].neighbour[opposite(n)] = to + c, touch(q);
+    }
+    lookup_[key(m.level, m.coord())] = to + c;
+    if (!m.is_leaf())
+      for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
+  }
+  const int level = patches_[to].level;
+  if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
+  auto& groups = groups_[level];
+  *std::find(groups.begin(), groups.end(), from) = to;
+  for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
+}
+
+void Forest::sort_groups(int level) {
+  auto& groups = groups_[level];
+  std::vector<std::pair<std::uint64_t, int>> keyed(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    keyed[i] = {family_key(patches_[groups[i]]), groups[i]};
+  std::sort(keyed.begin(), keyed.end());
+  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = keyed[i].second;
+}
+
+ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
+  if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
+    throw Error(ErrorKind::kInput,
+                "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
+  ForestChange fc;
+  MeshChange& change = fc.mesh;
+  fc.patches_before = patches_.size();
+  // Wanted families per level, as keys of their parent coordinates.
+  std::vector<std::unordered_set<std::uint64_t>> wanted(refined.size() + 1);
+  for (std::size_t l = 0; l < refined.size(); ++l)
+    for (const auto& pc : refined[l]) wanted[l + 1].insert(key(int(l), pc));
+  std::vector<int> free_slots;
+  // Removal, finest level first: children go before their parents.
+  for (int level = num_levels() - 1; level >= 1; --level) {
+    auto& groups = groups_[level];
+    const bool listed = level < static_cast<int>(wanted.size());
+    std::size_t kept = 0;
+    for (const int g : groups) {
+      const PatchCoord parent = patches_[patches_[g].parent].coord();
+      if (listed && wanted[level].count(key(level - 1, parent))) {
+        groups[kept++] = g;
+        continue;
+      }
+      fc.removed.push_back(g);
+      unlink_family(g);
+      free_slots.push_back(g);
+      ++change.removed_families;
+    }
+    groups.resize(kept);
+  }
+  while (num_levels() > 1 && groups_.back().empty()) groups_.pop_back();
+  fc.levels_kept = num_levels();
+  // Addition, coarsest level first: a new family's parent may be new itself. Free
+  // positions are reused, lowest first, then the forest grows.
+  std::sort(free_slots.begin(), free_slots.end(), std::greater<>());
+  change.added.resize(refined.size() + 1);
+  for (std::size_t l = 0; l < refined.size(); ++l) {
+    const int level = static_cast<int>(l) + 1;
+    for (const auto& pc : refined[l]) {
+      if (lookup_.count(key(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}))) continue;
+      const auto parent = lookup_.find(key(level - 1, pc));
+      if (parent == lookup_.end())
+        throw Error(ErrorKind::kInternal,
+                    "refining " + coord_text(level - 1, pc) + ", which does not exist");
+      if (level >= num_levels()) groups_.resize(level + 1);
+      int slot = num_patches();
+      if (!free_slots.empty()) slot = free_slots.back(), free_slots.pop_back();
+      place_family(slot, level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent->second);
+      link_family(slot);
+      groups_[level].push_back(slot);
+      change.added[level].push_back(slot);
+      ++change.added_families;
+    }
+  }
+  fc.patches_grown = std::max(fc.patches_before, patches_.size());
+  // Holes left by a shrinking forest take its last families. New families took
+  // the lowest holes, so the families moved here are never new ones.
+  std::sort(free_slots.begin(), free_slots.end());
+  for (const int hole : free_slots) {
+    int last = num_patches() - kFamilySize;
+    while (last > hole && patches_[last].level < 0) last -= kFamilySize;
+    if (last > hole) {
+      move_family(last, hole);
+      fc.moves.push_back({last, hole});
+      ++change.moved_families;
+    }
+    while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
+  }
+  fc.patches_after = patches_.size();
+  for (int level = 1; level < num_levels(); ++level) sort_groups(level);
+  change.added.resize(groups_.size());
+  // Only the rows of families whose links or positions changed (the regrid's cost follows the
+  // changes, not the mesh).
+  std::sort(touched_.begin(), touched_.end());
+  touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
+  neighbours_.update(*this, touched_);
+  touched_.clear();
+  return fc;
+}
+
+bool Forest::has_hierarchy(const Hierarchy& refined) const {
+  std::size_t levels = refined.size();
+  while (levels > 0 && refined[levels - 1].empty()) --levels;
+  if (static_cast<int>(levels) + 1 != num_levels()) return false;
+  for (std::size_t l = 0; l < levels; ++l) {
+    const int level = static_cast<int>(l) + 1;
+    std::unordered_set<std::uint64_t> distinct;
+    for (const auto& pc : refined[l]) {
+      if (find_patch(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}) == kNoPatch) return false;
+      distinct.insert(key(level - 1, pc));
+    }
+    if (distinct.size() != groups_[level].size()) return false;
+  }
+  return true;
+}
+
+std::uint64_t Forest::curve_key(int p) const {
+  return family_key(patches_[p - p % kFamilySize]);
+}
+
+std::vector<int> Forest::canonical_order() const {
+  std::vector<int> order;
+  order.reserve(patches_.size());
+  for (const auto& groups : groups_)
+    for (const int g : groups)
+      for (int c = 0; c < kFamilySize; ++c) order.push_back(g + c);
+  return order;
+}
+
+bool Forest::is_canonical() const {
+  int next = 0;
+  for (const auto& groups : groups_)
+    for (const int g : groups) {
+      if (g != next) return false;
+      next += kFamilySize;
+    }
+  return true;
+}
+
+std::vector<int> Forest::canonicalize() {
+  if (is_canonical()) return {};
+  // order[new] = old; where[old] = new.
+  const std::vector<int> order = canonical_order();
+  std::vector<int> where(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) where[order[i]] = static_cast<int>(i);
+  auto renumber = [&](int q) { return q == kNoPatch ? kNoPatch : where[q]; };
+  std::vector<PatchMeta> metas(patches_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    PatchMeta m = patches_[order[i]];
+    m.parent = renumber(m.parent);
+    m.first_child = renumber(m.first_child);
+    for (auto& q : m.neighbour) q = renumber(q);
+    metas[i] = m;
+    lookup_[key(m.level, m.coord())] = static_cast<int>(i);
+  }
+  patches_ = std::move(metas);
+  for (auto& groups : groups_)
+    for (auto& g : groups) g = where[g];
+  neighbours_.build(*this);
+  return order;
+}
+
+std::uint64_t Forest::key(int level, PatchCoord pc) {
+  return (std::uint64_t(level) << 60) | (std::uint64_t(pc[2]) << 40) |
+         (std::uint64_t(pc[1]) << 20) | std::uint64_t(pc[0]);
+}
+
+std::array<int, 3> Forest::level_cells(int level) const {
+  std::array<int, 3> n{};
+  for (int d = 0; d < 3; ++d) n[d] = geometry_.root_cells[d] << level;
+  return n;
+}
+
+bool Forest::wrap(int level, PatchCoord& pc) const {
+  const auto cells = level_cells(level);
+  for (int d = 0; d < 3; ++d) {
+    const int np = cells[d] / kPatchSize;
+    if (pc[d] < 0 || pc[d] >= np) {
+      if (!geometry_.periodic(d)) return false;
+      pc[d] = ((pc[d] % np) + np) % np;
+    }
+  }
+  return true;
+}
+
+int Forest::find_patch(int level, PatchCoord pc) const {
+  if (level < 0 || level >= num_levels() || !wrap(level, pc)) return kNoPatch;
+  auto it = lookup_.find(key(level, pc));
+  return it == lookup_.end() ? kNoPatch : it->second;
+}
+
+Hierarchy Forest::hierarchy() const {
+  Hierarchy h(std::max(0, num_levels() - 1));
+  for (int level = 1; level < num_levels(); ++level)
+    for (int g : groups_[level]) h[level - 1].push_back(patches_[patches_[g].parent].coord());
+  return h;
+}
+
+long long Forest::num_leaf_cells() const {
+  long long n = 0;
+  for (int level = 0; level < num_levels(); ++level) n += num_leaf_cells(level);
+  return n;
+}
+
+long long Forest::num_leaf_cells(int level) const {
+  long long n = 0;
+  for (int g : groups_[level])
+    for (int c = 0; c < kFamilySize; ++c)
+      if (patches_[g + c].is_leaf()) n += kPatchCells;
+  return n;
+}
+
+std::array<double, 3> Forest::cell_center(int p, int i, int j, int k) const {
+  const auto& m = patches_[p];
+  const double h = dx(m.level);
+  const int idx[3] = {i, j, k};
+  std::array<double, 3> x{};
+  for (int d = 0; d < 3; ++d) x[d] = geometry_.xmin[d] + (m.corner[d] + idx[d] + 0.5) * h;
+  return x;
+}
+
+void Forest::check_invariants() const {
+  if (lookup_.size() != patches_.size())
+    invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
+                     " patches, the forest " + std::to_string(patches_.size()));
+  for (int level = 0; level < num_levels(); ++level) {
+    if (groups_[level].empty()) invariant_failed("level " + std::to_string(level) + " is empty");
+    for (std::size_t i = 1; i < groups_[level].size(); ++i)
+      if (family_key(patches_[groups_[level][i - 1]]) >= family_key(patches_[groups_[level][i]]))
+        invariant_failed("families of level " + std::to_string(level) +
+                         " are not in canonical (Morton) order");
+  }
+  for (int level = 0; level < num_levels(); ++level)
+    for (int g : groups_[level]) {
+      const PatchCoord base = patches_[g].coord();
+      for (int c = 0; c < kFamilySize; ++c) {
+        const auto& m = patches_[g + c];
+        const PatchCoord want = {base[0] + (c & 1), base[1] + ((c >> 1) & 1),
+                                 base[2] + ((c >> 2) & 1)};
+        if (m.level != level || m.coord() != want || m.parent != patches_[g].parent ||
+            (c == 0 && base[0] % 2 + base[1] % 2 + base[2] % 2 != 0))
+          invariant_failed("family at " + coord_text(level, base) + " is not complete");
+        if (level > 0 &&
+            (patches_[m.parent].first_child != g ||
+             patches_[m.parent].coord() != PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
+          invariant_failed("parent link of " + coord_text(level, m.coord()));
+        if (!m.is_leaf() && patches_[m.first_child].parent != g + c)
+          invariant_failed("child link of " + coord_text(level, m.coord()));
+      }
+    }
+  for (int p = 0; p < num_patches(); ++p) {
+    const auto& m = patches_[p];
+    if (find_patch(m.level, m.coord()) != p)
+      invariant_failed("lookup of " + coord_text(m.level, m.coord()) + " does not find it");
+    for (int n = 0; n < 27; ++n) {
+      const int q = m.neighbour[n];
+      const PatchCoord pc = m.coord();
+      if (q != find_patch(m.level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1}))
+        invariant_failed("neighbour link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
+                         " is stale");
+      if (q == kNoPatch) continue;
+      const int dx = n % 3 - 1, dy = (n / 3) % 3 - 1, dz = n / 9 - 1;
+      if (patches_[q].neighbour[neighbour_index(-dx, -dy, -dz)] != p)
+        invariant_failed("neighbour links of " + coord_text(m.level, m.coord()) +
+                         " are not symmetric");
+    }
+    // Proper nesting: a refined patch has every same-level neighbour that lies in the
+    // domain, so its children's ghost zones and interpolation stencils find data one
+    // level coarser at most.
+    if (m.is_leaf()) continue;
+    for (int n = 0; n < 27; ++n) {
+      PatchCoord pc = m.coord();
+      pc[0] += n % 3 - 1, pc[1] += (n / 3) % 3 - 1, pc[2] += n / 9 - 1;
+      if (wrap(m.level, pc) && m.neighbour[n] == kNoPatch)
+        invariant_failed("proper nesting: refined " + coord_text(m.level, m.coord()) +
+                         " lacks a neighbour on its own level");
+    }
+  }
+  NeighbourTable fresh;
+  fresh.build(*this);
+  if (!(fresh == neighbours_)) invariant_failed("the neighbour table is stale");
+}
+
+}  // namespace tessera::mesh
