@@ -84,6 +84,11 @@ class UniformSphere final : public Problem {
 };
 
 void validate_uniform_sphere(const Params& p, const mesh::Geometry& g) {
+  if (!p.boolean("gravity.enabled"))
+    throw Error(ErrorKind::kInput,
+                "needs gravity.enabled = true (this run has gravity.enabled = false): the "
+                "sphere is the test of the Poisson solve, whose potential is compared with the "
+                "analytic one; without self-gravity it is gas at rest");
   const double r = p.real("problem.radius");
   const std::string what =
       "the sphere (problem.radius = " + format_number(r) + ", centred at the domain's centre)";

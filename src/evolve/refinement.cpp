@@ -284,13 +284,21 @@ RefinementParams RefinementParams::from_params(const Params& p) {
     const double gamma = p.string("hydro.eos") == "isothermal" ? 1.0 : p.real("hydro.gamma");
     rp.jeans_coefficient = std::numbers::pi * gamma / p.real("gravity.G");
   }
+  // Name the key that asks for the magnetic field (both may).
+  int current_level = -1;
   for (int level = 0; level < std::max(rp.max_level, 1); ++level)
-    if (at(rp.current_refine, level) > 0) rp.field_criteria = true;
-  if (rp.field_criteria && !p.boolean("mhd.enabled"))
+    if (at(rp.current_refine, level) > 0 && current_level < 0) current_level = level;
+  if (current_level >= 0) rp.field_criteria = true;
+  if (rp.field_criteria && !p.boolean("mhd.enabled")) {
+    std::string why;
+    if (rp.lohner_field) why = "amr.lohner_variables = \"" + vars + "\"";
+    if (current_level >= 0)
+      why += std::string(why.empty() ? "" : " and ") +
+             strprintf("amr.current_refine = %g (level %d)", at(rp.current_refine, current_level),
+                       current_level);
     throw Error(ErrorKind::kInput,
-                "amr.lohner_variables = \"" + vars +
-                    "\" or amr.current_refine > 0 refines on the magnetic field, which needs "
-                    "mhd.enabled = true");
+                why + " refines on the magnetic field, which needs mhd.enabled = true");
+  }
   return rp;
 }
 

@@ -318,6 +318,19 @@ TEST(ProblemValidation, MhdShockTubeRejectsMeaninglessSettings) {
                   {"problem.bz_r = 1e+300", "not finite"});
 }
 
+// Refining on the magnetic field without MHD: the message names the key that asks for it,
+// not another one that does not.
+TEST(ProblemValidation, FieldCriterionWithoutMhdNamesItsKey) {
+  const std::string current = "check " + kSedov + " amr.max_level=1 amr.current_refine=0.5";
+  expect_rejected(current, {"amr.current_refine = 0.5 (level 0)", "mhd.enabled = true"});
+  EXPECT_EQ(run(current).output.find("lohner_variables"), std::string::npos);
+  const std::string lohner =
+      "check " + kSedov + " amr.max_level=1 amr.lohner_variables=density_pressure_field";
+  expect_rejected(lohner,
+                  {"amr.lohner_variables = \"density_pressure_field\"", "mhd.enabled = true"});
+  EXPECT_EQ(run(lohner).output.find("current_refine"), std::string::npos);
+}
+
 TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   // Periodic gravity subtracts the mean density: wrong for a bounded domain.
   expect_rejected("check " + kSphere + " gravity.boundary=periodic",
@@ -332,6 +345,9 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   // The Jeans length needs G.
   expect_rejected("check " + kUniform + " amr.max_level=1 amr.jeans_cells=4",
                   {"amr.jeans_cells = 4", "gravity.enabled = true"});
+  // The sphere is a test of the Poisson solve.
+  expect_rejected("check " + kSphere + " gravity.enabled=false",
+                  {"[problem] uniform_sphere", "gravity.enabled = false", "Poisson solve"});
   // A Jeans mode needs periodic self-gravity.
   expect_rejected("check " + kJeans + " gravity.enabled=false",
                   {"[problem] jeans_wave", "gravity.enabled = false"});
