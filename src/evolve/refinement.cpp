@@ -260,12 +260,21 @@ RefinementParams RefinementParams::from_params(const Params& p) {
     const std::string d = std::string("amr.") + c.name + "_derefine";
     *c.refine = p.real_list(r);
     *c.derefine = p.real_list(d);
-    for (const auto& [key, list] : {std::pair{r, c.refine}, std::pair{d, c.derefine}})
+    for (const auto& [key, list] : {std::pair{r, c.refine}, std::pair{d, c.derefine}}) {
+      // Values beyond amr.max_level are kept (a file's list survives amr.max_level lowered
+      // on the command line); more values than any run can have levels are a mistake.
+      if (list->size() > std::size_t(mesh::kMaxLevels - 1))
+        throw Error(ErrorKind::kInput,
+                    strprintf("%s has %zu values, but a run has at most %d levels below the "
+                              "finest (amr.max_level = %d here): give one value, or one per "
+                              "level below the finest",
+                              key.c_str(), list->size(), mesh::kMaxLevels - 1, rp.max_level));
       if (list->size() > 1 && static_cast<int>(list->size()) < rp.max_level)
         throw Error(ErrorKind::kInput,
                     strprintf("%s has %zu values but amr.max_level = %d: give one value, or "
                               "one per level below the finest (%d)",
                               key.c_str(), list->size(), rp.max_level, rp.max_level));
+    }
     for (int level = 0; level < std::max(rp.max_level, 1); ++level)
       if (at(*c.derefine, level) > at(*c.refine, level))
         throw Error(

@@ -331,6 +331,15 @@ TEST(ProblemValidation, FieldCriterionWithoutMhdNamesItsKey) {
   EXPECT_EQ(run(lohner).output.find("current_refine"), std::string::npos);
 }
 
+// A per-level list longer than any hierarchy; one as long as a lowered amr.max_level needs
+// is fine (a file's list survives amr.max_level lowered on the command line).
+TEST(ProblemValidation, PerLevelListsLongerThanAnyHierarchyAreRefused) {
+  expect_rejected("check " + kSedov + " amr.max_level=1 amr.lohner_refine=[" +
+                      std::string("0.8,0.8,0.8,0.8,0.8,0.8,0.8,0.8,0.8,0.8,0.8") + "]",
+                  {"amr.lohner_refine has 11 values", "at most 10 levels", "amr.max_level = 1"});
+  expect_accepted("check " + kSedov + " amr.max_level=1 amr.lohner_refine=[0.8,0.8,0.8]");
+}
+
 TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   // Periodic gravity subtracts the mean density: wrong for a bounded domain.
   expect_rejected("check " + kSphere + " gravity.boundary=periodic",
