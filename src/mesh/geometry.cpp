@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 
 namespace tessera::mesh {
 
@@ -34,7 +35,19 @@ Geometry geometry_from_params(const Params& params) {
   g.xmin = params.real3("mesh.xmin");
   g.xmax = params.real3("mesh.xmax");
   static const char* kAxis = "xyz";
+  // A patch's position is kept in 20 bits per axis (the octree's lookup keys), so the finest
+  // level may have at most 2^20 patches, 2^23 cells, per axis: checked before narrowing.
+  constexpr double kMaxCells = 8388608.0;  // 2^23
+  const double levels = std::ldexp(1.0, static_cast<int>(params.integer("amr.max_level")));
   for (int d = 0; d < 3; ++d) {
+    if (double(nx[d]) * levels > kMaxCells)
+      throw Error(ErrorKind::kInput,
+                  strprintf("mesh.nx = %lld along %c with amr.max_level = %lld: the finest level "
+                            "would have %.6g cells along %c, more than the 8388608 (2^23) a "
+                            "mesh can address; use fewer root cells or fewer levels",
+                            static_cast<long long>(nx[d]), kAxis[d],
+                            static_cast<long long>(params.integer("amr.max_level")),
+                            double(nx[d]) * levels, kAxis[d]));
     g.root_cells[d] = static_cast<int>(nx[d]);
     if (!(g.xmax[d] > g.xmin[d]))
       throw Error(ErrorKind::kInput,

@@ -129,15 +129,15 @@ TEST(CliLimits, MillionElementArraysParseInLinearTime) {
   for (int i = 0; i < 100000; ++i) table += (i ? ", k" : "k") + std::to_string(i) + " = 1";
   table += "}";
   const std::vector<Case> cases = {
-      // A per-level threshold takes any number of values beyond amr.max_level.
-      {"million_accepted.toml",
+      // Parsed in linear time, then refused: no hierarchy has a million levels.
+      {"million_values.toml",
        "gradient_refine = " + array_of(n, "0.5"),
-       0,
-       {"parameters are valid"}},
+       2,
+       {"amr.gradient_refine has 1000000 values", "at most 10 levels"}},
       {"million_integers.toml",
        "density_refine = " + array_of(n, "1"),
-       0,
-       {"parameters are valid"}},
+       2,
+       {"amr.density_refine has 1000000 values"}},
       {"million_out_of_range.toml",
        "lohner_refine = " + array_of(n, "1.5"),
        2,

@@ -340,6 +340,15 @@ TEST(ProblemValidation, PerLevelListsLongerThanAnyHierarchyAreRefused) {
   expect_accepted("check " + kSedov + " amr.max_level=1 amr.lohner_refine=[0.8,0.8,0.8]");
 }
 
+// mesh.nx is a 64-bit integer in the file; beyond what the octree can address it is an
+// error naming the key, not a value wrapped to 32 bits ("0 root cells").
+TEST(ProblemValidation, RootCellsBeyondTheAddressableMeshAreRefused) {
+  expect_rejected("check " + kSedov + " mesh.nx=[2199023255552,16,16]",
+                  {"mesh.nx = 2199023255552 along x", "2^23"});
+  expect_rejected("check " + kSedov + " mesh.nx=[16384,16,16] amr.max_level=10",
+                  {"mesh.nx = 16384 along x with amr.max_level = 10", "1.67772e+07 cells"});
+}
+
 TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   // Periodic gravity subtracts the mean density: wrong for a bounded domain.
   expect_rejected("check " + kSphere + " gravity.boundary=periodic",
