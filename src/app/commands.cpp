@@ -9,13 +9,13 @@
 #include "src/app/signals.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/evolve/schema.hpp"
 #include "tessera/core/version.hpp"
-#include "tessera/exec/executor.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/evolve/restart.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/exec/executor.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/collective.hpp"
@@ -179,11 +179,21 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   const evolve::MemoryEstimate memory =
       evolve::estimate_memory(params, cuda, evolve::run_fields(params).size());
   evolve::check_initial_memory(params, memory);
+  // What run refuses on this machine: a CUDA run from a build without the CUDA backend is
+  // refused on every machine (an error); a machine without a GPU only here (a warning: a
+  // job checked on a login node runs on a GPU node).
+  std::string machine_warning;
+  if (backend == "cuda" && !exec::cuda_backend_built())
+    exec::make_cuda_executor(0, 0);  // throws the error run gives
+  if (backend == "cuda" && !exec::cuda_device_available())
+    machine_warning =
+        "# warning: run.backend = \"cuda\", but this machine has no CUDA device: run refuses "
+        "it here; it runs on a machine with a GPU\n";
   std::string source;
   const double available = evolve::host_memory_available(params, 0, &source);
-  std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n", file.c_str(),
-              geometry.root_cell_count(),
-              evolve::memory_summary(memory, available, source).c_str());
+  std::printf("# %s: parameters are valid (%lld root cells)\n# %s\n%s", file.c_str(),
+              geometry.root_cell_count(), evolve::memory_summary(memory, available, source).c_str(),
+              machine_warning.c_str());
   if (ranks > 0)
     std::printf(
         "%s",

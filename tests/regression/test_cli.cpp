@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "tessera/exec/executor.hpp"
 
 namespace {
 
@@ -62,6 +63,23 @@ TEST(Cli, CheckPrintsEffectiveParametersWithDefaults) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("cfl = 0.5"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("density_floor = 1e-10"), std::string::npos) << r.output;
+}
+
+// check reports what run refuses for run.backend = "cuda": an error from a build without
+// the CUDA backend, a warning on a machine without a GPU, nothing where it can run.
+TEST(Cli, CheckSaysWhetherTheCudaBackendCanRunHere) {
+  const Result r = run("check " + kSod + " run.backend=cuda");
+  const std::string warning = "# warning: run.backend = \"cuda\", but this machine has no CUDA";
+  if (!tessera::exec::cuda_backend_built()) {
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("this build has no CUDA backend"), std::string::npos) << r.output;
+  } else if (!tessera::exec::cuda_device_available()) {
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find(warning), std::string::npos) << r.output;
+  } else {
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output.find(warning), std::string::npos) << r.output;
+  }
 }
 
 // Sod's 128x16x16 root: 8 patch groups, cut into pieces of 2 or 3 on 3 ranks (the largest
