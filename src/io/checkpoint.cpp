@@ -309,10 +309,28 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
   });
 }
 
+void require_checkpoint_file(const std::string& path) {
+  auto refuse = [&](const std::string& what) {
+    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path + "': " + what);
+  };
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) refuse("no such file");
+  if (std::filesystem::is_directory(status))
+    refuse(
+        "it is a directory, not a checkpoint file (give one of its .chk. files, or "
+        "--restart latest with output.dir set to it)");
+  // Opening a named pipe would wait for a writer that may never come, and HDF5 needs a
+  // file it can seek in.
+  if (!std::filesystem::is_regular_file(status))
+    refuse("it is not a regular file (a pipe, socket or device): a checkpoint is an HDF5 file");
+}
+
 bool check_file_digest(const std::string& path) {
   auto corrupt = [&](const std::string& what) {
     throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path + "': " + what);
   };
+  require_checkpoint_file(path);
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) corrupt(std::string("cannot open it: ") + std::strerror(errno));
   std::vector<char> block(kUserBlock, '\0');

@@ -228,9 +228,7 @@ int stored_levels(const Reader& r, hid_t f) {
 CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   const detail::QuietHdf5Errors quiet;
   const Reader r(path_, false);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path_, ec))
-    throw Error(ErrorKind::kIo, "cannot read checkpoint '" + path_ + "': no such file");
+  require_checkpoint_file(path_);
   if (H5Fis_hdf5(path_.c_str()) <= 0)
     r.corrupt("not an HDF5 file, or a truncated one (HDF5: " + detail::hdf5_error_detail() + ")");
   file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);

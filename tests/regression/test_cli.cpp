@@ -2,6 +2,7 @@
 // input, each of which must name where the mistake is and exit with the input-error
 // code (2), never 0 and never a crash.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -181,6 +182,28 @@ TEST(CliBadInput, RestartFromMissingCheckpoint) {
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_NE(r.output.find("/nonexistent/sod.chk.00000001.h5"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("no such file"), std::string::npos) << r.output;
+}
+
+// A directory or a named pipe given as a checkpoint: said so at once (a pipe without a
+// writer used to block verify forever).
+TEST(CliBadInput, CheckpointThatIsADirectoryOrAPipe) {
+  const auto dir = std::filesystem::temp_directory_path() / "tessera_cli_test" / "ckdir";
+  std::filesystem::create_directories(dir);
+  for (const std::string& cmd :
+       {"verify " + dir.string(), "run " + kSod + " --restart " + dir.string()}) {
+    const Result r = run(cmd);
+    EXPECT_EQ(r.status, 3) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("it is a directory, not a checkpoint file"), std::string::npos)
+        << cmd << "\n"
+        << r.output;
+  }
+  const auto fifo = dir / "pipe.h5";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const Result r = run("verify " + fifo.string());
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("not a regular file"), std::string::npos) << r.output;
+  std::filesystem::remove(fifo);
 }
 
 TEST(CliBadInput, MalformedOverride) {

@@ -68,6 +68,10 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& mesh,
                       const CheckpointHeader& header, const CheckpointState& state,
                       const Collective* collective = nullptr);
 
+// Error(kIo) unless `path` is a regular file: missing, a directory, or a pipe, socket or
+// device (which would block or cannot be read as HDF5), each said so.
+void require_checkpoint_file(const std::string& path);
+
 // The file digest of a checkpoint written with one (format version 2 on): false when the
 // file has no digest block (another format, or a block damaged beyond recognition: the
 // caller decides with the format version); true when every byte after the block matches
