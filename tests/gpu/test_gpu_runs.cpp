@@ -17,8 +17,8 @@
 
 #include "../regression/double_mach_features.hpp"
 #include "tessera/core/log.hpp"
-#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/restart.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/simulation.hpp"
 #include "tessera/io/checkpoint.hpp"
 #include "tessera/io/output_dir.hpp"

@@ -16,8 +16,8 @@
 
 #include "run_problem.hpp"
 #include "tessera/core/error.hpp"
-#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/restart.hpp"
+#include "tessera/evolve/schema.hpp"
 #include "tessera/io/plot_file.hpp"
 
 namespace tessera {

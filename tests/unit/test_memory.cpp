@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/evolve/schema.hpp"
 #include "tessera/evolve/memory.hpp"
+#include "tessera/evolve/schema.hpp"
 
 namespace tessera::evolve {
 namespace {

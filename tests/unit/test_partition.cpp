@@ -237,7 +237,7 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
       auto& box = expected[g / mesh::kFamilySize];
       box.resize(n3 * whole.nvar());
       exec::prepare_group(whole, whole.current_slot(level), g, gc.ghost, box.data(),
-                            gc.coarse_weight);
+                          gc.coarse_weight);
     }
   for (const int ranks : {2, 3, 4, 7}) {
     const Partition part = Partition::along_curve(whole, ranks);
@@ -272,8 +272,7 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
         bool mismatched = false;
         for (const int g : m.groups(level)) {
           if (!part.owns(r, g)) continue;
-          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
-                                gc.coarse_weight);
+          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(), gc.coarse_weight);
           // EXPECT, not ASSERT: a rank that returned early would leave the others waiting
           // in the next exchange. One message per rank and level is enough.
           const bool same = std::memcmp(box.data(), expected[g / mesh::kFamilySize].data(),
@@ -338,9 +337,8 @@ TEST_P(PartitionExchange, GroupsThatReadOnlyOwnPatchesNeedNoExchange) {
           }
           ++interior;
           exec::prepare_group(whole, whole.current_slot(level), g, gc.ghost, expected.data(),
-                                gc.coarse_weight);
-          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(),
-                                gc.coarse_weight);
+                              gc.coarse_weight);
+          exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(), gc.coarse_weight);
           mismatched += std::memcmp(box.data(), expected.data(), box.size() * sizeof(Real)) != 0;
         }
     }
