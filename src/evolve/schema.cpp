@@ -86,6 +86,13 @@ std::vector<ParamSpec> core_specs() {
            "(mpi.coarse_fine_cost) than the best cut would give it; beyond that the level is "
            "cut again and the groups that change rank migrate (0: whenever the kept cuts are "
            "not the best)"),
+      choice("mpi", "device_exchange", "auto", {"auto", "peer", "mpi", "host"},
+             "several MPI ranks with device-resident data (gpu.resident): how the buffer "
+             "patches go between two ranks' GPUs. peer: GPU to GPU within a host (CUDA IPC, "
+             "over NVLink where the GPUs have it); mpi: the MPI library sends GPU memory itself "
+             "(CUDA-aware MPI); host: through page-locked host buffers and MPI; auto: peer "
+             "within a host, else mpi where the library is CUDA-aware, else host. The same "
+             "bits every way"),
       choice("mpi", "root_fft", "slabs", {"slabs", "gathered"},
              "several MPI ranks with self-gravity on the CPU: the root Poisson solve's FFT cut "
              "into slabs of z-planes over the ranks (each transforms and holds 1/N of the grid), "

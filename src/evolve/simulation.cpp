@@ -157,20 +157,17 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are set on the host");
-  // Several ranks stage their patches per batch: the resident level step is not decomposed
-  // (gpu.resident = "on" is refused there by run(), with the reason).
-  const bool one_rank = comm.size() == 1;
-  if (resident == "auto" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
-      !problem_bc && !one_rank)
-    log_line(
-        "note: the patch data stay on the host and are staged per batch: the device-resident "
-        "mode runs on one rank only for now");
   if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
-      !problem_bc && (one_rank || resident == "on")) {
+      !problem_bc) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
-    // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md).
-    const double need = memory_.root_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes;
+    // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks
+    // a rank holds its share of the level and the buffer copies around it (taken as half
+    // as much again: a piece of 1/2 of 256^3 holds 1/8 of its size in buffers).
+    const int ranks = comm.size();
+    const double level_bytes =
+        ranks == 1 ? memory_.root_bytes : std::min(1.0, 1.5 / ranks) * memory_.root_bytes;
+    const double need = level_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes;
     const auto dev = exec::device_memory();
     if (dev && need > 0.95 * dev->first) {
       if (resident == "on")
@@ -186,9 +183,9 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     } else {
       resident_mode_ = true;
       log_line(
-          "device-resident: the patch data (%.2f GB) stay on the GPU between steps; the "
+          "device-resident: the patch data (%.2f GB%s) stay on the GPU between steps; the "
           "host copy is updated for outputs, checkpoints and the totals of the log line",
-          memory_.root_bytes / 1e9);
+          level_bytes / 1e9, ranks > 1 ? " per rank, about" : "");
     }
   }
   int batch = on_gpu ? batch_param : 0;
@@ -249,27 +246,6 @@ void Simulation::fill_from_problem(mesh::Mesh& m) const {
   errors.rethrow();
 }
 
-void Simulation::ensure_device() {
-  if (device_current_) return;
-  if (!resident_ || resident_->tables().groups() != static_cast<int>(mesh_->groups(0).size())) {
-    resident_.reset();  // free the old copy before allocating the new one
-    resident_ = executor_->make_resident(*mesh_, 0);
-  }
-  // The host is the newest copy here; a time level still marked stale is one the device
-  // wrote and the host never read (the previous state), which nothing reads before the
-  // next step overwrites it.
-  mesh_->set_host_stale(0, false);
-  mesh_->set_host_stale(1, false);
-  resident_->upload(*mesh_);
-  device_current_ = true;
-}
-
-void Simulation::sync_host() const {
-  if (!resident_ || !device_current_) return;
-  const int slot = mesh_->current_slot(0);
-  if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
-}
-
 void Simulation::install_problem_boundary(mesh::Mesh& m) const {
   if (!m.geometry().problem_boundaries()) return;
   const Problem* problem = problem_.get();
@@ -282,6 +258,7 @@ void Simulation::install_problem_boundary(mesh::Mesh& m) const {
 
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   device_current_ = false;
+  drop_halo();
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(next);
   install_problem_boundary(*mesh_);
@@ -360,7 +337,6 @@ void Simulation::initialize() {
 }
 
 RunSummary Simulation::run(const RunControl& control) {
-  check_ranks_supported();  // before the initial conditions: nothing to undo
   if (!initialized_) initialize();
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));

@@ -39,6 +39,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
     if (verify_mesh_) m->check_invariants();
   });
   device_current_ = false;
+  drop_halo();
   resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
   install_problem_boundary(*mesh_);
@@ -150,6 +151,7 @@ std::string Simulation::write_checkpoint() {
     // Reorders the patches of both time levels: the device copy is rebuilt from the host.
     if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
     device_current_ = false;
+    drop_halo();
     resident_.reset();
     mesh_->canonicalize();
     repartition(true, true);  // the same families: the same cuts, nothing moves

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "tessera/core/log.hpp"
@@ -162,16 +163,42 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
              regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
              regrid_stats_.families_moved);
+  std::string machine_ranks =
+      strprintf(" ranks=%d device_setup=%.3f", comm_->size(), comm_->max(device_setup_seconds_));
   if (comm_->size() > 1) {
     // The balance of the ranks: a rank's exchange stage includes its wait for the slowest
     // rank before each exchange, so the spread of the time outside it is the imbalance.
     const double exchange = timers_.seconds(Stage::kExchange);
     const double outside = summary.loop_seconds - summary.output_seconds - exchange;
     const double lo = comm_->min(outside), hi = comm_->max(outside);
+    const double xmax = comm_->max(exchange);
     log_line(
         "  ranks: time loop outside the exchanges %.3f s to %.3f s (the slowest rank %.1f%% "
         "above the fastest); in the exchanges %.3f s to %.3f s",
-        lo, hi, lo > 0 ? 100.0 * (hi / lo - 1.0) : 0.0, comm_->min(exchange), comm_->max(exchange));
+        lo, hi, lo > 0 ? 100.0 * (hi / lo - 1.0) : 0.0, comm_->min(exchange), xmax);
+    machine_ranks +=
+        strprintf(" imbalance=%.4f exchange_max=%.3f", lo > 0 ? hi / lo - 1.0 : 0.0, xmax);
+    if (resident_mode_) {
+      // Summed over the ranks (whole bytes: exact in any order).
+      std::array<double, 4> b = halo_bytes_;
+      if (halo_) {
+        const std::vector<double> now = halo_->bytes_sent();
+        for (std::size_t r = 0; r < b.size() && r < now.size(); ++r) b[r] += now[r];
+      }
+      double sent[4];
+      for (int r = 0; r < 4; ++r) sent[r] = double(comm_->sum(static_cast<long long>(b[r])));
+      const double hidden = comm_->max(halo_times_.hidden),
+                   exposed = comm_->max(halo_times_.exposed);
+      log_line(
+          "  ranks: device halo %.3f GB sent GPU to GPU, %.3f GB by CUDA-aware MPI, %.3f GB "
+          "through the host; in flight behind the interior groups %.3f s, in start and finish "
+          "%.3f s (the most of any rank): %.1f%% hidden",
+          sent[int(exec::HaloRoute::kPeer)] / 1e9, sent[int(exec::HaloRoute::kMpi)] / 1e9,
+          sent[int(exec::HaloRoute::kHost)] / 1e9, hidden, exposed,
+          hidden + exposed > 0 ? 100.0 * hidden / (hidden + exposed) : 0.0);
+      machine_ranks += strprintf(" halo_gb=%.4f halo_hidden=%.3f halo_exposed=%.3f",
+                                 (sent[1] + sent[2] + sent[3]) / 1e9, hidden, exposed);
+    }
     const long long interior = comm_->sum(overlap_groups_[0]), all = comm_->sum(overlap_groups_[1]);
     if (all > 0)
       log_line(
@@ -195,7 +222,7 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
   if (const auto err = density_l1_error())
     log_line("L1 density error vs analytic solution: %.6e", *err);
   log_line("timing breakdown:\n%s", timers_.breakdown().c_str());
-  log_line("%s", machine_summary(summary).c_str());
+  log_line("%s%s", machine_summary(summary).c_str(), machine_ranks.c_str());
 }
 
 }  // namespace tessera::evolve

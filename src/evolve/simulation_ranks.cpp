@@ -333,6 +333,10 @@ void Simulation::gather_on_root() {
 
 void Simulation::run_on_root(const std::function<void()>& f) {
   if (comm_->size() == 1) return f();
+  // Rank 0's store is rebuilt dense for the output, and trimmed after it: the pool moves,
+  // so a device copy of it is made again at the next step (every rank alike: the halo's
+  // set-up is a collective).
+  if (resident_) release_device();
   gather_on_root();
   std::exception_ptr error;
   if (comm_->rank() == 0) try {
@@ -352,15 +356,6 @@ std::optional<io::Collective> Simulation::collective_output() const {
   c.comm = comm_;
   c.owns = [this](int patch) { return partition_.owns(comm_->rank(), patch); };
   return c;
-}
-
-void Simulation::check_ranks_supported() const {
-  if (comm_->size() == 1) return;
-  if (resident_mode_)
-    throw Error(ErrorKind::kInput,
-                strprintf("%d ranks: device-resident runs run on one rank only for now (the "
-                          "resident level step is not decomposed yet)",
-                          comm_->size()));
 }
 
 }  // namespace tessera::evolve

@@ -3,6 +3,7 @@
 // (Schive et al. 2010 §2.1), the time step from the levels' signal speeds, and the
 // self-gravity solves at synchronisation.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -20,6 +21,7 @@ bool Simulation::regrid() {
   sync_host();
   // Resident runs have no refinement, but regrid() may be called anyway: the pool may move.
   device_current_ = false;
+  drop_halo();
   resident_.reset();
   mesh::Hierarchy h;
   {
@@ -146,7 +148,47 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   for (exec::Pass* pass : schedule_) {
     exec::LevelStep s = step;
     std::unique_ptr<parallel::PendingExchange> pending;
-    if (ranks && pass->reads_neighbours(level)) {
+    bool halo_pending = false;  // resident: halo_ started, not finished
+    if (ranks && pass->reads_neighbours(level) && halo_) {
+      // Device-resident: the buffer patches go GPU to GPU (or through pinned host memory)
+      // while the interior groups run.
+      // The share hidden: the time from start() until the halo was seen complete (or until
+      // finish() was called, if it was not) against that time plus start() and finish().
+      using Clock = std::chrono::steady_clock;
+      const auto t0 = Clock::now();
+      ScopedTimer t(timers_, Stage::kExchange);
+      halo_->start(mesh_->current_slot(level));
+      halo_pending = true;
+      const auto started = Clock::now();
+      halo_times_.exposed += std::chrono::duration<double>(started - t0).count();
+      if (overlap_exchange_ && pass->overlaps_exchange()) {
+        s.overlap_groups = &exchanges_[level].overlap;
+        s.interior = exchanges_[level].interior;
+        overlap_groups_[0] += static_cast<long long>(s.interior);
+        overlap_groups_[1] += static_cast<long long>(s.overlap_groups->size());
+        s.remote = [&, started] {
+          ScopedTimer tr(timers_, Stage::kExchange);
+          const auto called = Clock::now();
+          if (!halo_done_)
+            halo_times_.hidden += std::chrono::duration<double>(called - started).count();
+          halo_pending = false;
+          halo_->finish();
+          halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
+        };
+        s.progress = [&, started] {
+          if (halo_pending && !halo_done_ && halo_->test()) {
+            halo_done_ = true;
+            halo_times_.hidden += std::chrono::duration<double>(Clock::now() - started).count();
+          }
+        };
+      } else {
+        halo_pending = false;
+        const auto called = Clock::now();
+        halo_->finish();
+        halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
+      }
+      halo_done_ = false;
+    } else if (ranks && pass->reads_neighbours(level)) {
       ScopedTimer t(timers_, Stage::kExchange);
       if (overlap_exchange_ && pass->overlaps_exchange()) {
         pending = start_buffers(level);
@@ -184,6 +226,13 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
           p->finish();
         else
           finish_buffers(level, *p);
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    if (halo_pending) try {
+        ScopedTimer t(timers_, Stage::kExchange);
+        halo_pending = false;
+        halo_->finish();
       } catch (...) {
         if (!error) error = std::current_exception();
       }

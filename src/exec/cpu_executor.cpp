@@ -19,8 +19,15 @@ HostStaging::HostStaging(int groups, const GroupShape& shape) {
   in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
 }
 
-std::unique_ptr<DeviceMesh> Executor::make_resident(const mesh::Mesh&, int) {
+std::unique_ptr<DeviceMesh> Executor::make_resident(const mesh::Mesh&, int,
+                                                    const std::vector<int>*) {
   return nullptr;
+}
+
+std::unique_ptr<DeviceHalo> Executor::make_halo(DeviceMesh&, const mesh::Mesh&, parallel::Comm&,
+                                                const HaloPlan&, const std::string&) {
+  throw Error(ErrorKind::kInternal,
+              std::string("the ") + name() + " executor has no device-resident levels");
 }
 
 void Executor::submit_resident(const GroupSolver&, Staging&, int, DeviceMesh&,

@@ -12,6 +12,7 @@
 
 #include "kernels/resident_gather.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
+#include "src/exec/cuda/device_mesh.cuh"
 #include "tessera/core/log.hpp"
 #include "tessera/exec/executor.hpp"
 
@@ -32,10 +33,9 @@ struct ChunkEvents {
 
 // Device residency (resident.hpp): ghost zones gathered from the device pool, interiors
 // scattered back into it.
-constexpr int kMaxFields = 32;
-struct FieldSigns {
-  signed char component[kMaxFields];  // FieldInfo::vector_component of each input field
-};
+using gpu::CudaDeviceMesh;
+using gpu::FieldSigns;
+using gpu::kMaxFields;
 
 // One thread per box cell and group (blockIdx.y), looping over the fields: the source
 // cell is found once (kernels::gather_source, the host's prepare semantics) and each
@@ -81,100 +81,6 @@ __global__ void scatter_kernel(const Real* __restrict__ interior, std::size_t ou
   for (int v = 0; v < nfields; ++v)
     to[std::size_t(v) * mesh::kPatchCells] = from[std::size_t(v) * kernels::kGroupCells];
 }
-
-class CudaDeviceMesh final : public DeviceMesh {
- public:
-  CudaDeviceMesh(const mesh::Mesh& m, int level)
-      : tables_(build_gather_tables(m, level)),
-        patch_reals_(m.patch_reals()),
-        patches_(m.num_patches()),
-        blocks_(tables_.blocks.size()),
-        codes_(tables_.codes.size()),
-        first_patch_(tables_.first_patch.size()) {
-    if (m.nvar() > kMaxFields)
-      throw Error(ErrorKind::kInternal, strprintf("%d fields: device residency handles at most %d",
-                                                  m.nvar(), kMaxFields));
-    for (auto& p : pool_) p = DeviceBuffer<Real>(std::size_t(patches_) * patch_reals_);
-    TESSERA_CUDA_CHECK(cudaMemcpy(blocks_.get(), tables_.blocks.data(),
-                                  tables_.blocks.size() * sizeof(int), cudaMemcpyHostToDevice));
-    TESSERA_CUDA_CHECK(cudaMemcpy(codes_.get(), tables_.codes.data(),
-                                  tables_.codes.size() * sizeof(int), cudaMemcpyHostToDevice));
-    TESSERA_CUDA_CHECK(cudaMemcpy(first_patch_.get(), tables_.first_patch.data(),
-                                  tables_.first_patch.size() * sizeof(int),
-                                  cudaMemcpyHostToDevice));
-    for (int f = 0; f < kMaxFields; ++f)
-      signs_.component[f] = f < m.nvar() ? static_cast<signed char>(m.fields()[f].vector_component)
-                                         : static_cast<signed char>(-1);
-  }
-
-  ~CudaDeviceMesh() override {
-    for (void* p : registered_) cudaHostUnregister(p);
-  }
-
-  void upload(const mesh::Mesh& m) override {
-    check_shape(m);
-    // The host pool is page-locked while this copy exists, so that the copies back for
-    // outputs and log lines run at the link's speed (several times a pageable copy's).
-    // Best effort: without it they are slower, not wrong. The owner frees this copy before
-    // the mesh's pool.
-    for (int s = 0; s < 2; ++s) {
-      void* p = const_cast<Real*>(m.data(s, 0));
-      if (std::find(registered_.begin(), registered_.end(), p) != registered_.end()) continue;
-      if (cudaHostRegister(p, bytes_per_slot(), cudaHostRegisterDefault) == cudaSuccess)
-        registered_.push_back(p);
-      else
-        cudaGetLastError();  // clear it: the copies fall back to pageable memory
-    }
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    for (int s = 0; s < 2; ++s)
-      TESSERA_CUDA_CHECK(
-          cudaMemcpy(pool_[s].get(), m.data(s, 0), bytes_per_slot(), cudaMemcpyHostToDevice));
-  }
-  void download(mesh::Mesh& m, int slot) override {
-    check_shape(m);
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    m.set_host_stale(slot, false);
-    TESSERA_CUDA_CHECK(
-        cudaMemcpy(m.data(slot, 0), pool_[slot].get(), bytes_per_slot(), cudaMemcpyDeviceToHost));
-  }
-  void copy_fields(const std::vector<int>& fields, int from, int to) override {
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::size_t pitch = patch_reals_ * sizeof(Real);
-    for (const int f : fields)
-      TESSERA_CUDA_CHECK(cudaMemcpy2D(pool_[to].get() + std::size_t(f) * mesh::kPatchCells, pitch,
-                                      pool_[from].get() + std::size_t(f) * mesh::kPatchCells, pitch,
-                                      mesh::kPatchCells * sizeof(Real), patches_,
-                                      cudaMemcpyDeviceToDevice));
-  }
-  const GatherTables& tables() const override { return tables_; }
-  double bytes() const override {
-    return 2.0 * bytes_per_slot() +
-           double(tables_.blocks.size() + tables_.codes.size() + tables_.first_patch.size()) *
-               sizeof(int);
-  }
-
-  Real* pool(int slot) const { return pool_[slot].get(); }
-  std::size_t patch_reals() const { return patch_reals_; }
-  const int* blocks() const { return blocks_.get(); }
-  const int* codes() const { return codes_.get(); }
-  const int* first_patch() const { return first_patch_.get(); }
-  const FieldSigns& signs() const { return signs_; }
-
- private:
-  std::size_t bytes_per_slot() const { return std::size_t(patches_) * patch_reals_ * sizeof(Real); }
-  void check_shape(const mesh::Mesh& m) const {
-    if (m.num_patches() != patches_ || m.patch_reals() != patch_reals_)
-      throw Error(ErrorKind::kInternal, "the mesh changed under its device-resident copy");
-  }
-
-  GatherTables tables_;
-  std::size_t patch_reals_;
-  int patches_;
-  DeviceBuffer<Real> pool_[2];
-  DeviceBuffer<int> blocks_, codes_, first_patch_;
-  FieldSigns signs_{};
-  std::vector<void*> registered_;  // page-locked host pools
-};
 
 // Host and device buffers of one batch, sized for the solver's group shape; the device
 // scratch is the solver's, per group.
@@ -291,8 +197,13 @@ class CudaExecutor final : public Executor {
     }
   }
 
-  std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level) override {
-    return std::make_unique<CudaDeviceMesh>(m, level);
+  std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level,
+                                            const std::vector<int>* groups) override {
+    return std::make_unique<CudaDeviceMesh>(m, level, groups);
+  }
+  std::unique_ptr<DeviceHalo> make_halo(DeviceMesh& dm, const mesh::Mesh& m, parallel::Comm& comm,
+                                        const HaloPlan& plan, const std::string& route) override {
+    return gpu::make_halo(static_cast<CudaDeviceMesh&>(dm), m, comm, plan, route);
   }
 
   void submit_resident(const GroupSolver& solver, Staging& base, int count, DeviceMesh& dmb,
@@ -330,7 +241,7 @@ class CudaExecutor final : public Executor {
       solve_chunk(solver, st, first, n, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
       scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
-          st.d_out.get() + first * out_reals, out_reals, dm.first_patch() + group, rb.out_first,
+          st.d_out.get() + first * out_reals, out_reals, dm.first_position() + group, rb.out_first,
           shape.out_vars, dm.pool(rb.write), dm.patch_reals());
       TESSERA_CUDA_CHECK(cudaGetLastError());
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.scattered.get(), stream));

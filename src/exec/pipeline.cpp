@@ -190,14 +190,15 @@ void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
 
 // What a pass on a device-resident level requires: the executor gathers the pass's inputs
 // itself, so the pass cannot have its own gather, and the device copy must be the level's.
-void check_resident(const mesh::Mesh& m, int level, GroupPass& pass, const DeviceMesh& dm) {
+void check_resident(const mesh::Mesh& m, int level, GroupPass& pass, const DeviceMesh& dm,
+                    std::size_t groups) {
   if (pass.input_count() != pass.inputs().count || pass.exchanges_outputs())
     throw Error(ErrorKind::kInternal,
                 strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
                           "device-resident levels do not support",
                           pass.name().c_str()));
   if (dm.tables().level != level || m.num_levels() != 1 ||
-      dm.tables().groups() != static_cast<int>(m.groups(level).size()))
+      dm.tables().groups() != static_cast<int>(groups))
     throw Error(ErrorKind::kInternal,
                 strprintf("pass '%s': the device-resident copy does not hold level %d of a "
                           "one-level mesh",
@@ -277,10 +278,12 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   DeviceMesh* dm = s.resident;
-  if (dm) check_resident(m, s.level, pass, *dm);
+  if (dm)
+    check_resident(m, s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size());
   // With the buffer patches in flight: the interior groups first, in whole batches, then
-  // the others once they have arrived.
-  const bool overlap = !dm && s.overlap_groups != nullptr;
+  // the others once they have arrived (device-resident: the device copy's tables hold the
+  // rank's groups in that order).
+  const bool overlap = s.overlap_groups != nullptr;
   const std::vector<int>& groups = overlap    ? *s.overlap_groups
                                    : s.groups ? *s.groups
                                               : m.groups(s.level);

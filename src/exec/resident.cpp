@@ -42,10 +42,23 @@ bool level_is_self_contained(const mesh::Mesh& m, int level) {
   return true;
 }
 
-GatherTables build_gather_tables(const mesh::Mesh& m, int level) {
+const char* halo_route_name(HaloRoute r) {
+  switch (r) {
+    case HaloRoute::kHost:
+      return "host";
+    case HaloRoute::kPeer:
+      return "peer";
+    case HaloRoute::kMpi:
+      return "mpi";
+    default:
+      return "none";
+  }
+}
+
+GatherTables build_gather_tables(const mesh::Mesh& m, int level, const std::vector<int>* order) {
   GatherTables t;
   t.level = level;
-  const auto& groups = m.groups(level);
+  const auto& groups = order ? *order : m.groups(level);
   t.blocks.resize(groups.size() * kernels::kGatherBlocks);
   t.codes.resize(groups.size());
   t.first_patch = groups;

@@ -20,6 +20,9 @@
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // MPIX_Query_cuda_support (Open MPI)
+#endif
 #endif
 
 namespace tessera::parallel {
@@ -88,6 +91,44 @@ struct MpiExchange final : PendingExchange {
   // A pending exchange left unfinished (an error unwinding): its transfers still complete
   // before the buffers go.
   ~MpiExchange() override {
+    if (!done) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  }
+};
+
+// Point-to-point messages in flight (Comm::post), bytes in pieces of at most 1 GiB.
+struct MpiRequests final : Requests {
+  std::vector<MPI_Request> requests;
+  std::vector<std::size_t> expected;  // bytes of each receive request; SIZE_MAX: a send
+  bool done = false;
+  bool test() override {
+    if (done || requests.empty()) return true;
+    int flag = 0;
+    std::vector<MPI_Status> status(requests.size());
+    check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, status.data()),
+          "MPI_Testall");
+    if (flag) finish(status);
+    return flag != 0;
+  }
+  void wait() override {
+    if (done) return;
+    std::vector<MPI_Status> status(requests.size());
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), status.data()),
+          "MPI_Waitall");
+    finish(status);
+  }
+  void finish(const std::vector<MPI_Status>& status) {
+    done = true;
+    for (std::size_t i = 0; i < status.size(); ++i) {
+      if (expected[i] == SIZE_MAX) continue;
+      int count = 0;
+      MPI_Get_count(&status[i], MPI_BYTE, &count);
+      if (std::size_t(count) != expected[i])
+        throw Error(ErrorKind::kInternal,
+                    strprintf("rank %d sent a message of %d bytes where %zu were expected",
+                              status[i].MPI_SOURCE, count, expected[i]));
+    }
+  }
+  ~MpiRequests() override {
     if (!done) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   }
 };
@@ -175,6 +216,38 @@ class MpiComm final : public Comm {
       }
     }
     return x;
+  }
+
+  // Pieces of at most 1 GiB, in order under one tag (MPI keeps the order of messages
+  // between two ranks with one tag); receives are posted before sends.
+  std::unique_ptr<Requests> post(const std::vector<Message>& sends,
+                                 const std::vector<Message>& receives, int tag) override {
+    constexpr std::size_t kBytes = std::size_t(1) << 30;
+    auto r = std::make_unique<MpiRequests>();
+    auto each = [&](const Message& m, bool send) {
+      if (m.rank < 0 || m.rank >= size_ || m.rank == rank_)
+        throw Error(ErrorKind::kInternal,
+                    strprintf("a message between rank %d and rank %d", rank_, m.rank));
+      char* at = static_cast<char*>(m.data);
+      for (std::size_t first = 0; first < m.bytes || (first == 0 && m.bytes == 0);
+           first += kBytes) {
+        const int n = static_cast<int>(std::min(kBytes, m.bytes - first));
+        r->requests.emplace_back();
+        r->expected.push_back(send ? SIZE_MAX : std::size_t(n));
+        if (send)
+          check(
+              MPI_Isend(at + first, n, MPI_BYTE, m.rank, tag, MPI_COMM_WORLD, &r->requests.back()),
+              "MPI_Isend");
+        else
+          check(
+              MPI_Irecv(at + first, n, MPI_BYTE, m.rank, tag, MPI_COMM_WORLD, &r->requests.back()),
+              "MPI_Irecv");
+        if (m.bytes == 0) break;
+      }
+    };
+    for (const Message& m : receives) each(m, false);
+    for (const Message& m : sends) each(m, true);
+    return r;
   }
 
   // The lowest failing rank is found by a minimum, and its error (kind and message)
@@ -281,6 +354,14 @@ int node_rank() {
   return g_node_rank;
 }
 
+bool mpi_device_messages() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return g_started && MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
 int node_size() {
   return g_node_size;
 }
@@ -312,6 +393,10 @@ bool is_mpi_world(const Comm&) {
 
 int node_rank() {
   return 0;
+}
+
+bool mpi_device_messages() {
+  return false;
 }
 
 int node_size() {

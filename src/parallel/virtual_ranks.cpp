@@ -5,8 +5,15 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tessera/core/error.hpp"
@@ -28,7 +35,64 @@ struct VirtualRanks::Shared {
   // drops out of the barrier, so the others are released from the collective they wait
   // in and find out there (a rank that leaves after the last collective releases nobody).
   std::atomic<int> left{-1};
+  // Point-to-point messages (Comm::post), copied at the send: [(from, to, tag)] in order.
+  std::mutex mail_mutex;
+  std::condition_variable mail_cv;
+  std::map<std::tuple<int, int, int>, std::deque<std::vector<char>>> mail;
 };
+
+namespace {
+
+// Receives from the mailbox: each taken once its message is there (sends complete at once).
+class MailRequests final : public Requests {
+ public:
+  MailRequests(VirtualRanks::Shared& s, int rank, std::vector<Message> receives, int tag)
+      : s_(s), rank_(rank), receives_(std::move(receives)), tag_(tag), got_(receives_.size(), 0) {}
+  bool test() override {
+    std::lock_guard lock(s_.mail_mutex);
+    return take();
+  }
+  void wait() override {
+    std::unique_lock lock(s_.mail_mutex);
+    while (!take()) {
+      if (const int r = s_.left.load(); r >= 0)
+        throw Error(
+            ErrorKind::kInternal,
+            strprintf("virtual rank %d left the run while rank %d waited for a message", r, rank_));
+      s_.mail_cv.wait_for(lock, std::chrono::milliseconds(50));
+    }
+  }
+
+ private:
+  // Under the mutex: takes what has arrived; true when everything has.
+  bool take() {
+    bool all = true;
+    for (std::size_t i = 0; i < receives_.size(); ++i) {
+      if (got_[i]) continue;
+      auto it = s_.mail.find({receives_[i].rank, rank_, tag_});
+      if (it == s_.mail.end() || it->second.empty()) {
+        all = false;
+        continue;
+      }
+      const std::vector<char>& m = it->second.front();
+      if (m.size() != receives_[i].bytes)
+        throw Error(ErrorKind::kInternal,
+                    strprintf("rank %d sent %zu bytes to rank %d, which expected %zu",
+                              receives_[i].rank, m.size(), rank_, receives_[i].bytes));
+      if (!m.empty()) std::memcpy(receives_[i].data, m.data(), m.size());
+      it->second.pop_front();
+      got_[i] = 1;
+    }
+    return all;
+  }
+  VirtualRanks::Shared& s_;
+  int rank_;
+  std::vector<Message> receives_;
+  int tag_;
+  std::vector<char> got_;
+};
+
+}  // namespace
 
 class VirtualRanks::RankComm final : public Comm {
  public:
@@ -71,6 +135,19 @@ class VirtualRanks::RankComm final : public Comm {
     for (int r = 0; r < size_; ++r) received[r] = s_.sends[r][rank_];
     s_.barrier.arrive_and_wait();
     return received;
+  }
+
+  std::unique_ptr<Requests> post(const std::vector<Message>& sends,
+                                 const std::vector<Message>& receives, int tag) override {
+    {
+      std::lock_guard lock(s_.mail_mutex);
+      for (const Message& m : sends) {
+        const char* at = static_cast<const char*>(m.data);
+        s_.mail[{rank_, m.rank, tag}].emplace_back(at, at + m.bytes);
+      }
+    }
+    s_.mail_cv.notify_all();
+    return std::make_unique<MailRequests>(s_, rank_, receives, tag);
   }
 
   void agree(std::exception_ptr error) override {

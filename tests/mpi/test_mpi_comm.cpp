@@ -7,6 +7,7 @@
 #include <new>
 #include <numeric>
 
+#include "../unit/point_to_point_check.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/parallel/comm.hpp"
@@ -75,6 +76,12 @@ TEST(MpiComm, ExchangeDeliversEveryMessageFromItsSender) {
     ASSERT_EQ(static_cast<int>(got[s].size()), s + r + 1) << "from rank " << s;
     for (int i = 0; i < s + r + 1; ++i) EXPECT_EQ(got[s][i], 1000.0 * s + 10.0 * r + i);
   }
+}
+
+TEST(MpiComm, PointToPointMessagesArriveInOrderWithTheirBytes) {
+  EXPECT_EQ(comm().sum(testing::check_point_to_point(comm(), 9)), 0);
+  // A library that says it reads GPU memory is only asked to where it says so.
+  if (!parallel::mpi_device_messages()) GTEST_LOG_(INFO) << "MPI is not CUDA-aware here";
 }
 
 TEST(MpiComm, BroadcastAndGatherOfTexts) {

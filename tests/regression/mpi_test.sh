@@ -14,7 +14,8 @@
 #      and 3; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
 # Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
 # Environment: TESSERA_TEST_BACKEND=cuda runs 1 and 2 on the GPU backend (the ranks of a
-# host take its GPUs in turn, or share one); MPI_TEST_CASES restricts section 1.
+# host take its GPUs in turn, or share one), with device-resident uniform runs whose buffer
+# patches go between the GPUs by each route; MPI_TEST_CASES restricts section 1.
 set -uo pipefail
 tessera=$1
 src=$2
@@ -50,10 +51,17 @@ case_args() {
     mhd_blast) echo "$p/mhd_blast/mhd_blast.toml mesh.nx=[32,32,32] mesh.xmin=[-0.5,-0.5,-0.5] mesh.xmax=[0.5,0.5,0.5] amr.max_level=1 run.max_steps=6 output.dt=0.005 mhd.plot_divb=true" ;;
     gravity) echo "$p/blob/blob.toml mesh.nx=[16,16,16] mesh.xmax=[0.5,0.5,0.5] problem.center=[0.15,0.25,0.25] problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1 amr.max_level=2 gravity.enabled=true run.max_steps=4 output.dt=0.005" ;;
     double_mach) echo "$p/double_mach/double_mach.toml mesh.nx=[64,16,16] mesh.xmax=[4,1,1] amr.max_level=1 amr.regrid_interval=1 run.max_steps=10 output.dt=0.01" ;;
+    orszag_tang) echo "$p/orszag_tang/orszag_tang.toml mesh.nx=[64,64,16] mesh.xmax=[1,1,0.25] run.max_steps=10 output.dt=0.01" ;;
+    sedov_mixed) echo "$p/sedov/sedov.toml mesh.nx=[32,48,32] mesh.xmin=[-0.5,-0.75,-0.5] mesh.xmax=[0.5,0.75,0.5] mesh.bc_xlo=reflecting mesh.bc_xhi=outflow mesh.bc_zlo=outflow mesh.bc_zhi=reflecting hydro.passive_scalars=1 run.max_steps=10 output.dt=0.002" ;;
   esac
 }
 backend=${TESSERA_TEST_BACKEND:-cpu}
-for c in ${MPI_TEST_CASES:-sedov blob_scalar blob_rtvd mhd_blast gravity double_mach}; do
+# The GPU backend adds uniform runs whose data stay on the GPUs (device-resident levels,
+# their buffer patches exchanged between the GPUs): GLM-MHD, and hydro with reflecting,
+# outflow and periodic sides and a passive scalar.
+default_cases="sedov blob_scalar blob_rtvd mhd_blast gravity double_mach"
+[ "$backend" = cuda ] && default_cases="$default_cases orszag_tang sedov_mixed"
+for c in ${MPI_TEST_CASES:-$default_cases}; do
   read -r -a args <<<"$(case_args "$c") run.backend=$backend"
   steps=$(printf '%s\n' "${args[@]}" | sed -n 's/^run.max_steps=//p')
   args+=(output.checkpoint_interval="$steps")
@@ -114,6 +122,29 @@ fi
 # The hydro pass without overlap (everything received before the level's step) gives the
 # same bits as with it (the default, section 1).
 if selected blob_scalar; then variant blob_scalar no_overlap mpi.overlap_exchange=false; fi
+
+# Device-resident levels on several ranks (GPU backend): the runs of section 1 without
+# refinement kept their data on the GPUs; within one host the buffer patches went GPU to
+# GPU (mpi.device_exchange = "auto": peer), and through page-locked host memory
+# ("host"), without overlap, and GLM-MHD give one rank's bits too.
+if [ "$backend" = cuda ]; then
+  for c in sedov orszag_tang sedov_mixed; do
+    selected "$c" || continue
+    for n in 2 3 4; do
+      grep -q "^device-resident on $n ranks: buffer patches go GPU to GPU (CUDA IPC) between [1-9]" \
+        "$work/$c.$n.log" || fail "$c, $n ranks: not device-resident with GPU-to-GPU exchange"
+      grep -q "device halo [0-9.]* GB sent GPU to GPU" "$work/$c.$n.log" ||
+        fail "$c, $n ranks: the summary gives no device halo"
+    done
+  done
+  if selected sedov_mixed; then
+    variant sedov_mixed host mpi.device_exchange=host
+    grep -q "through page-locked host memory between [1-9]" "$work/sedov_mixed.3_host.log" ||
+      fail "sedov_mixed, 3 ranks, host route: the log does not say so"
+    variant sedov_mixed no_overlap mpi.overlap_exchange=false
+  fi
+  if selected orszag_tang; then variant orszag_tang host mpi.device_exchange=host; fi
+fi
 
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------
 read -r -a args <<<"$(case_args blob_scalar) run.backend=$backend"

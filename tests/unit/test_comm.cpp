@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "point_to_point_check.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/parallel/comm.hpp"
@@ -90,6 +91,36 @@ TEST(VirtualRanks, ScalarReductionsAndExchange) {
     ASSERT_EQ(static_cast<int>(got.size()), n);
     for (int q = 0; q < n; ++q) EXPECT_EQ(got[q], std::vector<double>(r + 1, 10.0 * q + r));
   });
+}
+
+TEST(VirtualRanks, PointToPointMessagesArriveInOrderWithTheirBytes) {
+  for (const int n : {2, 3, 4}) {
+    std::vector<long long> wrong(n, -1);
+    VirtualRanks(n).run(
+        [&](Comm& comm) { wrong[comm.rank()] = testing::check_point_to_point(comm, 5); });
+    for (int r = 0; r < n; ++r) EXPECT_EQ(wrong[r], 0) << n << " ranks, rank " << r;
+  }
+}
+
+TEST(VirtualRanks, PointToPointRefusesAMessageOfAnotherSize) {
+  std::vector<char> a(16), b(8);
+  try {
+    VirtualRanks(2).run([&](Comm& comm) {
+      if (comm.rank() == 0) comm.post({{1, a.data(), a.size()}}, {}, 1)->wait();
+      std::vector<char> mine(8);
+      if (comm.rank() == 1) comm.post({}, {{0, mine.data(), mine.size()}}, 1)->wait();
+    });
+    ADD_FAILURE() << "16 bytes were received where 8 were posted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("16 bytes"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SerialComm, PointToPointHasNoPeer) {
+  SerialComm comm;
+  EXPECT_TRUE(comm.post({}, {}, 0)->test());
+  char c = 0;
+  EXPECT_THROW(comm.post({{0, &c, 1}}, {}, 0), Error);
 }
 
 TEST(VirtualRanks, EveryRankThrowsTheLowestRanksError) {

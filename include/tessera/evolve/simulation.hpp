@@ -196,7 +196,6 @@ class Simulation {
   FamilyOwners family_owners() const;
   void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added);
   void gather_on_root();
-  void check_ranks_supported() const;
   // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
   void run_on_root(const std::function<void()>& f);
   // The ranks writing an output together (parallel HDF5, each rank its own patches): on
@@ -219,6 +218,10 @@ class Simulation {
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
   void sync_host() const;
+  // sync_host, then frees the device copy (made again at the next step).
+  void release_device();
+  // Frees halo_, keeping the bytes it sent for the final log.
+  void drop_halo();
   void write_plot(int index);
   // A plot file of the current state in output.dir under name(dir), written by the ranks
   // together (collective_output) or by rank 0 (the others' patches gathered); returns its
@@ -279,8 +282,19 @@ class Simulation {
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
   std::unique_ptr<exec::DeviceMesh> resident_;  // made on the first step
-  bool device_current_ = false;                 // resident_ holds the newest data
-  std::vector<exec::Pass*> schedule_;           // the passes of a level step, in order
+  std::unique_ptr<exec::DeviceHalo> halo_;      // resident_'s buffer patches (several ranks)
+  std::array<double, 4> halo_bytes_{};          // sent by dropped halos, [exec::HaloRoute]
+  bool halo_logged_ = false;
+  // Seconds of the device halo exchanges: in flight behind the interior groups' steps, and
+  // spent in start() and finish() (the unpack, and any wait).
+  struct {
+    double hidden = 0, exposed = 0;
+  } halo_times_;
+  bool halo_done_ = false;           // the halo in flight was seen complete
+  double device_setup_seconds_ = 0;  // ensure_device's copies to the GPU, this rank
+  bool device_setup_logged_ = false;
+  bool device_current_ = false;        // resident_ holds the newest data
+  std::vector<exec::Pass*> schedule_;  // the passes of a level step, in order
   exec::FluxRegisters registers_;
   RefinementParams refinement_;
   MemoryEstimate memory_;

@@ -75,7 +75,15 @@ class Executor {
   // Device residency (resident.hpp). A copy of `m`'s patch data (one level, `level`, which
   // must be self-contained) in this executor's memory; null when the executor has none
   // (the CPU).
-  virtual std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level);
+  // `groups`: the groups of its gather tables, in the order batches run (build_gather_tables).
+  virtual std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level,
+                                                    const std::vector<int>* groups = nullptr);
+  // The exchange of `dm`'s buffer patches with the other ranks of `comm` (a collective);
+  // `route`: "auto" (peer within a host, else mpi where the library reads GPU memory, else
+  // host), "peer", "mpi" or "host" (Error(kInput) where the route cannot be taken).
+  virtual std::unique_ptr<DeviceHalo> make_halo(DeviceMesh& dm, const mesh::Mesh& m,
+                                                parallel::Comm& comm, const HaloPlan& plan,
+                                                const std::string& route);
   // As submit(), for the groups [rb.first_group, rb.first_group + count) of `dm`'s level:
   // their input boxes (fields from rb.in_first) are gathered on the device from time level
   // rb.read, their interiors scattered into the fields from rb.out_first of time level

@@ -7,14 +7,18 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "kernels/resident_gather.hpp"
 #include "tessera/mesh/mesh.hpp"
+#include "tessera/parallel/comm.hpp"
 
 namespace tessera::exec {
 
-// Gather tables of one level, groups in the mesh's order (Mesh::groups).
+// Gather tables of one level's groups, in the order their batches run: the level's groups
+// (Mesh::groups), or on several ranks this rank's own, those that read no other rank's
+// patch first (the order of a step that overlaps the exchange).
 struct GatherTables {
   int level = 0;
   std::vector<int> blocks;       // kernels::kGatherBlocks source patches per group
@@ -28,8 +32,10 @@ struct GatherTables {
 // problem-defined side).
 bool level_is_self_contained(const mesh::Mesh& m, int level);
 
-// Throws Error(kInternal) when the level is not self-contained.
-GatherTables build_gather_tables(const mesh::Mesh& m, int level);
+// Throws Error(kInternal) when the level is not self-contained. `groups` (first patches):
+// the groups and their order; null: every group of the level, in the mesh's order.
+GatherTables build_gather_tables(const mesh::Mesh& m, int level,
+                                 const std::vector<int>* groups = nullptr);
 
 // The host version of the gather kernel: group g's box of the fields
 // [first, first + count) from time level `slot`, [count][n][n][n], n = 16 + 2 ghost.
@@ -38,21 +44,61 @@ GatherTables build_gather_tables(const mesh::Mesh& m, int level);
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
                        int first, int count, Real* box);
 
-// A mesh's patch data in device memory: both time levels, laid out as the host pool
-// ([patch][var][z][y][x]), with the gather tables of its one level. Made by
-// Executor::make_resident; the pipeline runs passes on it (Executor::submit_resident).
+// A mesh's patch data in device memory: both time levels of the store's pool, laid out as
+// on the host ([position][var][z][y][x]; on several ranks the store holds this rank's
+// families and the buffer copies of the others' it reads), with the gather tables of its
+// one level. Made by Executor::make_resident; the pipeline runs passes on it
+// (Executor::submit_resident), and a DeviceHalo refreshes its buffer patches.
 class DeviceMesh {
  public:
   virtual ~DeviceMesh() = default;
-  // Copies both time levels of every patch to the device (after the host data changed).
+  // Copies both time levels of the whole pool to the device (after the host data changed).
   virtual void upload(const mesh::Mesh& m) = 0;
-  // Copies time level `slot` of every patch back into the mesh.
+  // Copies time level `slot` of the whole pool back into the mesh.
   virtual void download(mesh::Mesh& m, int slot) = 0;
   // Copies the fields `fields` of every patch from time level `from` to `to`, on the device.
   virtual void copy_fields(const std::vector<int>& fields, int from, int to) = 0;
   virtual const GatherTables& tables() const = 0;
   // Device memory it holds, bytes.
   virtual double bytes() const = 0;
+};
+
+// The buffer patches of a device-resident level on several ranks (docs/architecture.md,
+// "Ranks"): what this rank sends to and receives from each peer, patches listed in the
+// order both sides derive from the mesh (the exchange plan's same-level lists).
+struct HaloPlan {
+  std::vector<std::vector<int>> send, receive;  // [peer rank]
+};
+
+// How a halo's messages go between two ranks (mpi.device_exchange):
+//  - peer: on one host, GPU to GPU without the host (CUDA IPC: each rank maps the
+//    receiving buffers of its peers and copies into them; an IPC event orders the
+//    receiver's unpack after the copy, a one-word message tells it the event is set);
+//  - mpi: an MPI library that reads GPU memory itself (CUDA-aware) sends the device
+//    buffers;
+//  - host: through page-locked host buffers, copied asynchronously, sent by MPI.
+enum class HaloRoute { kNone, kHost, kPeer, kMpi };
+const char* halo_route_name(HaloRoute r);
+
+// The exchange of a device-resident level's buffer patches, made once per mesh by
+// Executor::make_halo (a collective: the ranks agree on each pair's route). One exchange at
+// a time: start, any number of test, finish; a collective of every rank (the pass's error
+// agreement) separates two exchanges, so no rank writes a peer's receiving buffer before the
+// peer has unpacked the last exchange from it.
+class DeviceHalo {
+ public:
+  virtual ~DeviceHalo() = default;
+  // Begins sending time level `slot` of the plan's patches: packed on the GPU into one
+  // buffer, one piece per peer, each sent by its route. Returns without waiting.
+  virtual void start(int slot) = 0;
+  // Lets the transfers advance; true when they are done. Never blocks.
+  virtual bool test() = 0;
+  // Waits for the peers' patches and writes them into the buffer patches of the device
+  // copy's time level `slot` (start's); work submitted after it returns reads them.
+  virtual void finish() = 0;
+  virtual HaloRoute route_to(int peer) const = 0;
+  // Bytes this rank sent by each route over the exchanges so far ([HaloRoute]).
+  virtual std::vector<double> bytes_sent() const = 0;
 };
 
 }  // namespace tessera::exec

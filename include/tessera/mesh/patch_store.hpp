@@ -45,6 +45,18 @@ class PatchStore {
     return pool_[slot].data() + offset(p);
   }
 
+  // The pool of time level `slot` as one array of pool_patches() patches, and where patch
+  // p lies in it (in patches): what a device copy of the store mirrors (exec/resident.hpp).
+  Real* pool_data(int slot) {
+    check_host(slot);
+    return pool_[slot].data();
+  }
+  const Real* pool_data(int slot) const {
+    check_host(slot);
+    return pool_[slot].data();
+  }
+  std::size_t pool_patches() const { return pool_[0].size() / patch_reals(); }
+  std::size_t position(int p) const { return offset(p) / patch_reals(); }
   void make_sparse() { sparse_ = true; }
   // Back to every family at the position of its first patch (each must be held): what the
   // checkpoint writer, which writes each level as one slab of the pool, needs.

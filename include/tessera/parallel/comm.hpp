@@ -9,6 +9,7 @@
 // arrive; max, min and integer sums are exact in any order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -28,6 +29,25 @@ class PendingExchange {
   // Waits for the transfers and returns what each rank sent to this one, as
   // Comm::exchange does. Called once.
   virtual std::vector<std::vector<double>> finish() = 0;
+};
+
+// A point-to-point message of a size both sides know (Comm::post): `bytes` at `data`, to or
+// from `rank`.
+struct Message {
+  int rank = 0;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+// Messages in flight (Comm::post).
+class Requests {
+ public:
+  virtual ~Requests() = default;
+  // True when every message is done; never blocks (MPI progresses its messages only
+  // inside its calls).
+  virtual bool test() = 0;
+  // Waits until every message is done.
+  virtual void wait() = 0;
 };
 
 class Comm {
@@ -58,6 +78,14 @@ class Comm {
   // its result (one rank; virtual ranks, which exchange through shared memory).
   virtual std::unique_ptr<PendingExchange> start_exchange(std::vector<std::vector<double>> send);
 
+  // Point-to-point messages whose sizes both sides know from a plan (the device-resident
+  // halo: docs/architecture.md, "Ranks"), in the caller's memory, which must stay as it is
+  // until wait() returns. Not a collective: a rank posts its sends when their data are
+  // ready. Messages of one tag between two ranks arrive in the order they were posted; a
+  // received size other than the posted one is Error(kInternal). Device memory is
+  // accepted where the library reads it (parallel::mpi_device_messages()).
+  virtual std::unique_ptr<Requests> post(const std::vector<Message>& sends,
+                                         const std::vector<Message>& receives, int tag);
   // Collective error agreement: every rank passes what it caught (or nullptr). When any
   // rank caught an error, every rank throws the error of the lowest rank that caught one,
   // so that all stop together with the same message; else it returns.

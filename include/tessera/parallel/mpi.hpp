@@ -37,6 +37,10 @@ bool is_mpi_world(const Comm& comm);
 int node_rank();
 int node_size();
 
+// Whether the MPI library reads and writes GPU memory itself (CUDA-aware: Comm::post may
+// then be given device pointers). Open MPI says so through MPIX_Query_cuda_support; a
+// library that cannot say is taken not to.
+bool mpi_device_messages();
 // The name of this host (for the log's table of ranks).
 std::string host_name();
 

@@ -24,9 +24,10 @@ class VirtualRanks {
   // run whose ranks should stop together agrees on errors first (Comm::agree).
   void run(const std::function<void(Comm&)>& f);
 
+  struct Shared;  // the ranks' common state (virtual_ranks.cpp)
+
  private:
   class RankComm;
-  struct Shared;
   int ranks_;
 };
 
