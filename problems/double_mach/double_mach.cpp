@@ -186,7 +186,7 @@ const ProblemRegistrar kRegistrar{{
     [](const Params& p) -> std::unique_ptr<Problem> {
       return std::make_unique<DoubleMach>(p, mesh::geometry_from_params(p));
     },
-    validate_double_mach,
+    validate_double_mach, [](const Params&) { return 2; },  // uniform along z
 }};
 
 }  // namespace

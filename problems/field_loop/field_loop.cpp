@@ -225,6 +225,8 @@ const ProblemRegistrar kRegistrar{{
     field_loop_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<FieldLoop>(p); },
     validate_field_loop,
+    // The loop lies in the x-y plane; a flow along z makes the update three-dimensional.
+    [](const Params& p) { return p.real3("problem.velocity")[2] == 0 ? 2 : 3; },
 }};
 
 }  // namespace

@@ -169,7 +169,7 @@ const ProblemRegistrar kRegistrar{{
     "Jeans length) or oscillation, against linear theory",
     jeans_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<JeansWave>(p); },
-    validate_jeans_wave,
+    validate_jeans_wave, [](const Params&) { return 1; },  // along x
 }};
 
 }  // namespace

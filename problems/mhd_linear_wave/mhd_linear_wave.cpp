@@ -289,6 +289,11 @@ const ProblemRegistrar kRegistrar{{
     linear_wave_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<MhdLinearWave>(p); },
     validate_mhd_linear_wave,
+    // The wave varies along the axes its wave vector has components on.
+    [](const Params& p) {
+      const auto m = p.int3("problem.wavenumbers");
+      return int(m[0] != 0) + int(m[1] != 0) + int(m[2] != 0);
+    },
 }};
 
 }  // namespace

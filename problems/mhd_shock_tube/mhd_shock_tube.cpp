@@ -209,7 +209,7 @@ const ProblemRegistrar kRegistrar{{
     "MHD Riemann problem along x, y or z (presets: Brio & Wu 1988, Ryu & Jones 1995 2a)",
     mhd_shock_tube_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<MhdShockTube>(p); },
-    validate_mhd_shock_tube,
+    validate_mhd_shock_tube, [](const Params&) { return 1; },  // along problem.direction
 }};
 
 }  // namespace

@@ -130,7 +130,7 @@ const ProblemRegistrar kRegistrar{{
     "Orszag-Tang vortex: 2D MHD turbulence from smooth periodic data (periodic, thin in z)",
     orszag_tang_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<OrszagTang>(p); },
-    validate_orszag_tang,
+    validate_orszag_tang, [](const Params&) { return 2; },  // uniform along z
 }};
 
 }  // namespace

@@ -163,11 +163,9 @@ std::vector<ParamSpec> sod_params() {
 }
 
 const ProblemRegistrar kRegistrar{{
-    "sod",
-    "Shock tube (Sod 1978) along x, y or z; exact Riemann solution as reference",
-    sod_params,
+    "sod", "Shock tube (Sod 1978) along x, y or z; exact Riemann solution as reference", sod_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Sod>(p); },
-    validate_sod,
+    validate_sod, [](const Params&) { return 1; },  // along problem.direction
 }};
 
 }  // namespace

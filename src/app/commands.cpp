@@ -124,6 +124,9 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
   parallel::agreed(comm, [&] {
     if (root) lock.emplace(requested->string("output.dir"));
   });
+  control.check_output_dir = [&lock] {
+    if (lock) lock->check();
+  };
   int device = -1;
   parallel::agreed(comm, [&] { device = choose_device(*requested); });
   std::unique_ptr<evolve::Simulation> sim;
@@ -178,6 +181,7 @@ int command_check(const std::string& file, const std::vector<std::string>& overr
   const bool cuda = backend == "cuda" || (backend == "auto" && exec::cuda_device_available());
   const evolve::MemoryEstimate memory =
       evolve::estimate_memory(params, cuda, evolve::run_fields(params).size());
+  evolve::check_output_cadence(params, memory);
   evolve::check_initial_memory(params, memory);
   // What run refuses on this machine: a CUDA run from a build without the CUDA backend is
   // refused on every machine (an error); a machine without a GPU only here (a warning: a

@@ -44,12 +44,12 @@ int main(int argc, char** argv) {
   auto* restart_option = run->add_option(
       "--restart", restart,
       "continue from a checkpoint: its path, or 'latest' (the newest usable one "
-      "in output.dir); only run end, threads, backend, [gpu], [mpi] and [output] keys "
-      "may change");
+      "in output.dir); only run end, threads, backend, [gpu], [mpi] and [output] keys, "
+      "mhd.plot_divb and hydro.cfl_unsafe may change");
   bool overwrite = false;
   run->add_flag("--overwrite", overwrite,
-                "start even though output.dir holds checkpoints of another run of the problem: "
-                "they are deleted (without it such a directory is refused)");
+                "start even though output.dir holds checkpoints or plot files of another run of "
+                "the problem: they are deleted (without it such a directory is refused)");
   std::string checkpoint;
   auto* verify = app.add_subcommand(
       "verify", "read a checkpoint completely, verify its checksums and print what it holds");

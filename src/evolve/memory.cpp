@@ -174,6 +174,35 @@ std::string memory_summary(const MemoryEstimate& e, double host_available,
   return s;
 }
 
+void check_output_cadence(const Params& params, const MemoryEstimate& e) {
+  const double t_end = params.real("run.t_end");
+  const long long max_steps = params.integer("run.max_steps");
+  const long long limit = params.integer("output.max_files");
+  auto check = [&](const char* key, bool enabled, double bytes_each, const char* what) {
+    const double dt = params.real(key);
+    if (!enabled || !(dt > 0)) return;
+    // Output times cut the steps that reach them: a cadence near the resolution of the
+    // run's times would step by round-off.
+    if (dt < 1e-12 * t_end)
+      throw Error(ErrorKind::kInput,
+                  strprintf("%s = %g is below the resolution of the run's times (run.t_end = "
+                            "%g: the steps that reach each output time would be cut to "
+                            "round-off); give a %s of at least %g",
+                            key, dt, t_end, key, 1e-12 * t_end));
+    const double files = std::min(std::floor(t_end / dt), double(max_steps)) + 1;
+    if (files > double(limit))
+      throw Error(
+          ErrorKind::kInput,
+          strprintf("%s = %g would write about %.3g %s over the run (run.t_end / %s, "
+                    "at most one per root step up to run.max_steps = %lld), each of at "
+                    "least %s: more than output.max_files = %lld; raise %s, or raise "
+                    "output.max_files if that many are wanted",
+                    key, dt, files, what, key, max_steps, gb(bytes_each).c_str(), limit, key));
+  };
+  check("output.dt", params.boolean("output.enabled"), 0.5 * e.root_bytes, "plot files");
+  check("output.checkpoint_dt", true, e.root_bytes, "checkpoints");
+}
+
 void check_initial_memory(const Params& params, const MemoryEstimate& e) {
   std::string source;
   const double available = host_memory_available(params, 0, &source);

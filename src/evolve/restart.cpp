@@ -92,7 +92,18 @@ void claim_output_dir(const Params& params, const std::string& run_id,
   const std::string dir = params.string("output.dir");
   const std::string problem = params.string("problem.name");
   const bool fresh = checkpoint_path.empty();
-  std::vector<std::string> others;
+  std::vector<std::string> others, plots;
+  // Plot files: a new run's would sit beside (or replace some of) an earlier run's, and
+  // whatever reads "the last plot file" would read the wrong run. A restart keeps its own
+  // run's (and files written before plot files named their run).
+  for (const std::string& f : io::list_plot_files(dir, problem)) {
+    if (fresh) {
+      plots.push_back(f);
+      continue;
+    }
+    const auto id = io::plot_run_id(f);
+    if (id && !id->empty() && *id != run_id) plots.push_back(f);
+  }
   for (const std::string& f : io::list_checkpoints(dir, problem)) {
     std::error_code ec;
     if (!fresh && fs::equivalent(f, checkpoint_path, ec)) continue;
@@ -104,25 +115,38 @@ void claim_output_dir(const Params& params, const std::string& run_id,
     const auto id = io::checkpoint_run_id(f);
     if (id && *id != run_id) others.push_back(f);
   }
-  if (others.empty()) return;
+  if (others.empty() && plots.empty()) return;
   if (!overwrite) {
+    std::vector<std::string> files = others;
+    files.insert(files.end(), plots.begin(), plots.end());
     std::string list;
-    for (std::size_t i = 0; i < others.size() && i < 3; ++i) list += (i ? ", " : "") + others[i];
-    if (others.size() > 3) list += strprintf(" and %zu more", others.size() - 3);
+    for (std::size_t i = 0; i < files.size() && i < 3; ++i) list += (i ? ", " : "") + files[i];
+    if (files.size() > 3) list += strprintf(" and %zu more", files.size() - 3);
+    const std::string what = others.empty()  ? "plot files"
+                             : plots.empty() ? "checkpoints"
+                                             : "checkpoints and plot files";
     throw Error(
         ErrorKind::kInput,
-        "output.dir '" + dir + "' holds checkpoints of " +
+        "output.dir '" + dir + "' holds " + what + " of " +
             (fresh ? std::string("an earlier run") : "another run than '" + checkpoint_path + "'") +
-            " (" + list + ")" + (fresh ? ": continue that run with --restart latest, or" : ";") +
+            " (" + list + ")" +
+            (fresh && !others.empty() ? ": continue that run with --restart latest, or" : ";") +
             " pass --overwrite to delete them and write this run's there, or give this "
             "run another output.dir");
   }
-  for (const std::string& f : others) {
+  auto remove = [&](const std::string& f, const char* what) {
     std::error_code ec;
-    if (fs::remove(f, ec))
-      log_line("removed %s (checkpoint of another run; --overwrite)", f.c_str());
-    else
+    if (!fs::remove(f, ec) && ec)
       throw Error(ErrorKind::kIo, "--overwrite: cannot remove '" + f + "': " + ec.message());
+    log_line("removed %s (%s of another run; --overwrite)", f.c_str(), what);
+  };
+  for (const std::string& f : others) remove(f, "checkpoint");
+  for (const std::string& f : plots) {
+    remove(f, "plot file");
+    std::error_code ec;
+    fs::remove(f + ".xdmf", ec);  // its companion, if there is one
+    if (ec)
+      throw Error(ErrorKind::kIo, "--overwrite: cannot remove '" + f + ".xdmf': " + ec.message());
   }
 }
 

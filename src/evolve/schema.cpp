@@ -158,8 +158,20 @@ std::vector<ParamSpec> core_specs() {
               "passive scalars advected with the mass: stored as rho*s, plotted as the "
               "concentrations s under the names r0, r1, ..."),
       real("hydro", "cfl", 0.3, {0, 1, true, false},
-           "Courant number: dt = cfl * dx / max(|v_d| + c_s); stable up to ~1/3 for fully 3D "
-           "flow, up to ~0.9 for flow along one axis"),
+           "Courant number: dt = cfl * dx / max(|v_d| + c_s). The method of lines (rk2, vl2) "
+           "is stable up to 1 / d for a flow along d axes (the problem's: 1 for a shock tube, "
+           "2 for a flow in a plane, 3 for a blast), relaxing_tvd up to 1; a larger value is "
+           "refused (hydro.cfl_unsafe)"),
+      {"hydro",
+       "cfl_unsafe",
+       ParamType::kBool,
+       false,
+       "true: run with a hydro.cfl above the scheme's stable limit for the problem's flow "
+       "(expect growing errors or a collapsing time step; the run stops with exit 4 when its "
+       "time step collapses or a conserved total runs away)",
+       {},
+       0,
+       {}},
       choice("hydro", "scheme", "mol", {"mol", "relaxing_tvd"},
              "hydro scheme: mol (method of lines: reconstruction, Riemann solver and "
              "hydro.integrator) or relaxing_tvd (Trac & Pen 2003, as in GAMER: dimensionally "
@@ -306,6 +318,10 @@ std::vector<ParamSpec> core_specs() {
       real("output", "dt", 0.0, {0, kInf},
            "simulation time between plot files; 0 writes only the first and the last"),
       {"output", "enabled", ParamType::kBool, true, "write plot files at all", {}, 0, {}},
+      integer("output", "max_files", std::int64_t(10000), {1, kInf},
+              "the most plot files, and the most checkpoints, that output.dt and "
+              "output.checkpoint_dt may ask for over the run (run.t_end / dt, at most one per "
+              "root step): a larger count is refused as a likely mistake"),
       real("output", "checkpoint_dt", 0.0, {0, kInf},
            "simulation time between checkpoints (0: off); checkpoints never shorten a step"),
       integer("output", "checkpoint_interval", std::int64_t(0), {0, kInf},
@@ -377,10 +393,12 @@ Params load_run_params(const std::string& file, const std::vector<std::string>& 
 
 namespace {
 // Keys a restart may change; besides them every [gpu], [mpi] and [output] key (the GPU's
-// batching, the decomposition and the outputs change no number of the solution).
-const char* const kRestartKeys[] = {"run.t_end",        "run.max_steps",   "run.threads",
-                                    "run.log_interval", "run.log_seconds", "run.wall_time",
-                                    "run.backend",      "run.memory_limit"};
+// batching, the decomposition and the outputs change no number of the solution). Outside
+// those sections: what only the plot files show (mhd.plot_divb) and the permission to run
+// past the stable Courant number (hydro.cfl_unsafe: hydro.cfl itself cannot change).
+const char* const kRestartKeys[] = {
+    "run.t_end",     "run.max_steps", "run.threads",      "run.log_interval", "run.log_seconds",
+    "run.wall_time", "run.backend",   "run.memory_limit", "mhd.plot_divb",    "hydro.cfl_unsafe"};
 const char* const kRestartSections[] = {"gpu", "mpi", "output"};
 }  // namespace
 

@@ -102,6 +102,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     const double available = host_memory_available(params_, 0, &source);
     log_line("%s", memory_summary(memory_, available, source).c_str());
   }
+  check_output_cadence(params_, memory_);
   check_initial_memory(params_, memory_);  // before the root level is allocated
   // Several ranks: the structure only; initialize() gives each rank its own data.
   mesh_ = std::make_unique<mesh::Mesh>(mesh::geometry_from_params(params_), fields_,
@@ -266,7 +267,12 @@ void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   verify_mesh("the initial mesh");
   registers_.build(*mesh_, partition_, comm_->rank());
   speeds_.resize(mesh_->num_levels());
-  for (int level = 0; level < mesh_->num_levels(); ++level) speeds_[level] = level_max_speed(level);
+  // From initial conditions the first step's speeds include what the discontinuities set
+  // moving (a shock tube's fluid at rest has |v| + c = c, its rarefaction tail moves at
+  // u* + c*: nearly twice that for Sod), so that the first root step, and the substeps of
+  // the finer levels within it, stay within the stable Courant number.
+  for (int level = 0; level < mesh_->num_levels(); ++level)
+    speeds_[level] = level_max_speed(level, time_ == 0);
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), mesh_->num_levels()), 0);
 }
 
@@ -338,6 +344,7 @@ void Simulation::initialize() {
 
 RunSummary Simulation::run(const RunControl& control) {
   if (!initialized_) initialize();
+  check_output_dir_ = control.check_output_dir;
   const double t_end = params_.real("run.t_end");
   const long max_steps = static_cast<long>(params_.integer("run.max_steps"));
   const long log_every = static_cast<long>(params_.integer("run.log_interval"));
@@ -368,6 +375,7 @@ RunSummary Simulation::run(const RunControl& control) {
     next_plot_ = out_dt > 0 && params_.boolean("output.enabled") ? out_dt : inf;
     next_checkpoint_ = ck_dt > 0 ? ck_dt : inf;
   }
+  watch_totals();
   const double wall0 = timers_.total();
   const double output0 = timers_.seconds(Stage::kOutput);
   const long long updates0 = cell_updates_;
@@ -396,7 +404,9 @@ RunSummary Simulation::run(const RunControl& control) {
           break;
         }
       }
-      double dt = root_dt();
+      int limiting = 0;
+      double dt = root_dt(&limiting);
+      watch_.time_step(step_ + 1, dt, limiting);
       // GLM-MHD: ch is the largest fast speed of the step (the speed the time step comes
       // from), so that the psi waves are as fast as stability allows on every level.
       if (model_.has_magnetic_field())

@@ -119,6 +119,7 @@ std::size_t Simulation::checkpoint_bytes() const {
 
 std::string Simulation::write_checkpoint() {
   ScopedTimer t(timers_, Stage::kOutput);
+  guard_output_dir();
   const std::string dir = params_.string("output.dir");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -176,8 +176,12 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         "  ranks: time loop outside the exchanges %.3f s to %.3f s (the slowest rank %.1f%% "
         "above the fastest); in the exchanges %.3f s to %.3f s",
         lo, hi, lo > 0 ? 100.0 * (hi / lo - 1.0) : 0.0, comm_->min(exchange), xmax);
-    machine_ranks +=
-        strprintf(" imbalance=%.4f exchange_max=%.3f", lo > 0 ? hi / lo - 1.0 : 0.0, xmax);
+    const double host_bytes = double(comm_->sum(static_cast<long long>(buffer_bytes_)));
+    machine_ranks += strprintf(" imbalance=%.4f exchange_max=%.3f exchange_gb=%.4f",
+                               lo > 0 ? hi / lo - 1.0 : 0.0, xmax, host_bytes / 1e9);
+    if (host_bytes > 0)
+      log_line("  ranks: buffer patches exchanged through the host %.3f GB (all ranks)",
+               host_bytes / 1e9);
     if (resident_mode_) {
       // Summed over the ranks (whole bytes: exact in any order).
       std::array<double, 4> b = halo_bytes_;

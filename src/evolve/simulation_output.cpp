@@ -72,9 +72,30 @@ std::vector<double> Simulation::conserved_totals() const {
   return comm_->ordered_sum(keys, per_patch, nvar);
 }
 
+void Simulation::watch_totals() {
+  // Closed sides (periodic or reflecting) keep the mass; without gravity, the energy too.
+  const auto& geo = mesh_->geometry();
+  bool closed = true;
+  for (int d = 0; d < 3; ++d)
+    for (int s = 0; s < 2; ++s)
+      closed = closed && (geo.boundary[d][s] == mesh::Boundary::kPeriodic ||
+                          geo.boundary[d][s] == mesh::Boundary::kReflecting);
+  std::vector<int> fields;
+  std::vector<std::string> names;
+  for (int v = 0; v < fields_.size(); ++v) {
+    const std::string& f = fields_[v].name;
+    if (closed && (f == "rho" || (f == "press" && !gravity_))) {
+      fields.push_back(v);
+      names.push_back(total_name(f).full);
+    }
+  }
+  watch_.watch_totals(std::move(fields), std::move(names), totals0_);
+}
+
 void Simulation::log_totals_line() const {
   sync_host();
   const auto tot = conserved_totals();
+  watch_.totals(step_, tot, floored_);
   std::string line = strprintf("totals: step %ld t %.9e", step_, time_);
   for (int v = 0; v < fields_.size(); ++v)
     if (fields_[v].flux_corrected)  // conserved densities only (not the potential)
@@ -200,11 +221,11 @@ std::string Simulation::write_plot_on_root(
       }
     comm_->agree(error);
     path = name(dir);
-    io::write_plot_file(
-        path,
+    io::PlotFile plot =
         io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma, problem_name_,
-                           static_cast<int>(step_), time_, params_.to_toml(), derived, c->owns),
-        &*c);
+                           static_cast<int>(step_), time_, params_.to_toml(), derived, c->owns);
+    plot.run_id = run_id_;  // which run a later run in this directory finds (claim_output_dir)
+    io::write_plot_file(path, plot, &*c);
     return path;
   }
   run_on_root([&] {
@@ -213,17 +234,26 @@ std::string Simulation::write_plot_on_root(
     std::filesystem::create_directories(dir, ec);
     if (ec) throw Error(ErrorKind::kIo, "output.dir '" + dir + "': cannot create: " + ec.message());
     path = name(dir);
-    io::write_plot_file(
-        path, io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
-                                 problem_name_, static_cast<int>(step_), time_, params_.to_toml(),
-                                 derived_plot_fields()));
+    io::PlotFile plot = io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma,
+                                           problem_name_, static_cast<int>(step_), time_,
+                                           params_.to_toml(), derived_plot_fields());
+    plot.run_id = run_id_;
+    io::write_plot_file(path, plot);
   });
   return path;
+}
+
+void Simulation::guard_output_dir() {
+  if (!check_output_dir_) return;
+  parallel::agreed(*comm_, [&] {
+    if (comm_->rank() == 0) check_output_dir_();
+  });
 }
 
 void Simulation::write_plot(int index) {
   if (!params_.boolean("output.enabled")) return;
   ScopedTimer t(timers_, Stage::kOutput);
+  guard_output_dir();
   const std::string path = write_plot_on_root(
       [&](const std::string& dir) { return io::plot_file_name(dir, problem_name_, index); });
   log_line("wrote %s", path.c_str());

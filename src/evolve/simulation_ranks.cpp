@@ -295,7 +295,10 @@ std::unique_ptr<parallel::PendingExchange> Simulation::start_buffers(int level) 
                       std::numeric_limits<Real>::quiet_NaN());
   }
   std::vector<std::vector<double>> send(comm_->size());
-  for (int q = 0; q < comm_->size(); ++q) send[q] = pack(*mesh_, x.send[q], x.send_same[q]);
+  for (int q = 0; q < comm_->size(); ++q) {
+    send[q] = pack(*mesh_, x.send[q], x.send_same[q]);
+    if (q != comm_->rank()) buffer_bytes_ += double(send[q].size() * sizeof(double));
+  }
   return comm_->start_exchange(std::move(send));
 }
 

@@ -87,18 +87,44 @@ double Simulation::patch_max_speed(int p) const {
   return s;
 }
 
-double Simulation::level_max_speed(int level) const {
+double Simulation::patch_interface_speed(int p) const {
+  constexpr int P = mesh::kPatchSize;
+  const std::size_t n = mesh::kPatchCells;
+  const Real* u = mesh_->current(p);
+  double s = 0;
+  for (int d = 0; d < 3; ++d) {
+    const int step = d == 0 ? 1 : d == 1 ? P : P * P;
+    // The face neighbour along +d, where the same level has one that this rank holds.
+    const int q = mesh_->neighbours().neighbour(p, d == 0, d == 1, d == 2);
+    const Real* next = q >= 0 && mesh_->holds(q) ? mesh_->current(q) : nullptr;
+    for (int k = 0; k < P; ++k)
+      for (int j = 0; j < P; ++j)
+        for (int i = 0; i < P; ++i) {
+          const int idx = (k * P + j) * P + i, along = d == 0 ? i : d == 1 ? j : k;
+          if (along + 1 < P)
+            s = std::max(s, model_.interface_signal_speed(u + idx, u + idx + step, n, d));
+          else if (next)
+            s = std::max(s,
+                         model_.interface_signal_speed(u + idx, next + idx - (P - 1) * step, n, d));
+        }
+  }
+  return s;
+}
+
+double Simulation::level_max_speed(int level, bool interfaces) const {
   const auto& groups = mesh_->groups(level);
   const int rank = comm_->rank();
   double s = 0;
 #pragma omp parallel for reduction(max : s)
   for (std::size_t g = 0; g < groups.size(); ++g)
     if (partition_.owns(rank, groups[g]))
-      for (int c = 0; c < mesh::kFamilySize; ++c) s = std::max(s, patch_max_speed(groups[g] + c));
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        s = std::max(
+            s, interfaces ? patch_interface_speed(groups[g] + c) : patch_max_speed(groups[g] + c));
   return comm_->max(s);
 }
 
-double Simulation::root_dt() const {
+double Simulation::root_dt(int* limiting) const {
   double dt = std::numeric_limits<double>::infinity();
   for (int level = 0; level < mesh_->num_levels(); ++level) {
     const double s = speeds_[level];
@@ -108,7 +134,9 @@ double Simulation::root_dt() const {
                             "step exists",
                             step_, level, s));
     const double dt_level = params_.real("hydro.cfl") * mesh_->dx(level) / s;
-    dt = std::min(dt, subcycle_ ? dt_level * double(1 << level) : dt_level);
+    const double as_root = subcycle_ ? dt_level * double(1 << level) : dt_level;
+    if (as_root < dt && limiting) *limiting = level;
+    dt = std::min(dt, as_root);
   }
   return dt;
 }

@@ -173,6 +173,7 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   w.string_attribute(f, "Parameters", plot.parameters);
   w.attribute(f, "Gamma", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.gamma);
   w.string_attribute(f, "CodeVersion", plot.code_version);
+  if (!plot.run_id.empty()) w.string_attribute(f, "RunId", plot.run_id);
   w.string_attribute(f, "Precision", kPrecisionName);
 
   // Block metadata. Levels count from the root level, as in Athena++.

@@ -1,5 +1,7 @@
 #include "tessera/physics/model.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 #include "tessera/core/error.hpp"
@@ -134,6 +136,40 @@ double Model::max_signal_speed(const Real* u, std::size_t stride) const {
     typename P::Vars c;
     for (int v = 0; v < P::kNumVars; ++v) c[v] = u[v * stride];
     return double(P::max_signal_speed(P::cons_to_prim(c, prm), prm));
+  });
+}
+
+double Model::interface_signal_speed(const Real* a, const Real* b, std::size_t stride,
+                                     int dir) const {
+  const double cells = std::max(max_signal_speed(a, stride), max_signal_speed(b, stride));
+  return with_physics(physics_, [&](auto phys) {
+    using P = decltype(phys);
+    if constexpr (std::is_same_v<P, MhdGlm>) {
+      return cells;
+    } else {
+      const auto& prm = kernels::params_of<P>(params_);
+      typename P::Vars ca, cb;
+      for (int v = 0; v < P::kNumVars; ++v) ca[v] = a[v * stride], cb[v] = b[v * stride];
+      const auto wl = P::cons_to_prim(ca, prm), wr = P::cons_to_prim(cb, prm);
+      const double ul = wl[P::kVelX + dir], ur = wr[P::kVelX + dir];
+      if constexpr (std::is_same_v<P, HydroIsothermal>) {
+        const double c = prm.sound_speed;
+        const double star = 0.5 * (ul + ur) + 0.5 * c * std::log(double(wl[P::kRho]) / wr[P::kRho]);
+        return std::max(cells, std::abs(star) + c);
+      } else {
+        const double g = prm.gamma, z = (g - 1) / (2 * g);
+        const double pl = wl[P::kPres], pr = wr[P::kPres];
+        const double cl = std::sqrt(g * pl / wl[P::kRho]), cr = std::sqrt(g * pr / wr[P::kRho]);
+        const double num = cl + cr - 0.5 * (g - 1) * (ur - ul);
+        if (!(num > 0)) return cells;  // the two rarefactions open a vacuum: no star state
+        const double ps = std::pow(num / (cl / std::pow(pl, z) + cr / std::pow(pr, z)), 1 / z);
+        const double plr = std::pow(pl / pr, z);
+        const double us = (plr * ul / cl + ur / cr + 2 * (plr - 1) / (g - 1)) / (plr / cl + 1 / cr);
+        const double cs = std::max(cl * std::pow(ps / pl, z), cr * std::pow(ps / pr, z));
+        const double star = std::abs(us) + cs;
+        return std::isfinite(star) ? std::max(cells, star) : cells;
+      }
+    }
   });
 }
 

@@ -36,6 +36,37 @@ const ProblemInfo& find_problem(const std::string& name) {
               "unknown problem '" + shorten_for_message(name) + "'; known problems: " + known);
 }
 
+double stable_cfl(const Params& params, int dimensions) {
+  if (params.string("hydro.scheme") == "relaxing_tvd") return 1.0;
+  return 1.0 / std::max(1, dimensions);
+}
+
+namespace {
+
+// hydro.cfl against the scheme's limit for this problem's flow (a run past it blows up
+// or creeps on with a collapsing time step: issue of a run that "finished" with its
+// energy multiplied by 2500), unless hydro.cfl_unsafe says the user knows better.
+void check_courant_number(const Params& params, const ProblemInfo& info) {
+  const int d = info.flow_dimensions ? info.flow_dimensions(params) : 3;
+  const double cfl = params.real("hydro.cfl"), limit = stable_cfl(params, d);
+  if (cfl <= limit * (1 + 1e-12) || params.boolean("hydro.cfl_unsafe")) return;
+  const bool split = params.string("hydro.scheme") == "relaxing_tvd";
+  throw Error(
+      ErrorKind::kInput,
+      strprintf("hydro.cfl = %s is above %s, the stable limit of %s for this problem's "
+                "%dD flow (%s); lower hydro.cfl, or set hydro.cfl_unsafe = true to run "
+                "past the limit anyway",
+                format_number(cfl).c_str(), d == 1 || split ? "1" : (d == 2 ? "1/2" : "1/3"),
+                split ? "the relaxing-TVD scheme" : "the unsplit method of lines", d,
+                split ? "each sweep updates one direction, stable up to a Courant "
+                        "number of 1"
+                      : "an unsplit update is stable while the Courant numbers of the "
+                        "directions add up to at most 1, and each direction gets "
+                        "hydro.cfl"));
+}
+
+}  // namespace
+
 std::unique_ptr<Problem> create_problem(const Params& params) {
   const std::string& name = params.string("problem.name");
   const ProblemInfo& info = find_problem(name);
@@ -43,6 +74,7 @@ std::unique_ptr<Problem> create_problem(const Params& params) {
   const mesh::Geometry geometry = mesh::geometry_from_params(params);
   try {
     if (info.validate) info.validate(params, geometry);
+    check_courant_number(params, info);
     auto problem = info.create(params);
     static const char* kAxis = "xyz";
     if (!problem->has_boundary())

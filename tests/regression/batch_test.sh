@@ -19,6 +19,8 @@
 #      its last checkpoint written) and says once on stderr that it lost its log.
 #  12. `--restart latest` when the newest checkpoint's data are damaged: it is skipped (the
 #      log says which and why) and the run continues from the newest intact one.
+#  13. output.dir removed during a run: made and locked again at the next output (a
+#      warning), the run finishes there.
 # Usage: batch_test.sh TESSERA SOURCE_DIR WORK_DIR ENOSPC_LIBRARY
 set -uo pipefail
 tessera=$1
@@ -362,6 +364,23 @@ grep -q "skipping checkpoint.*sod.chk.00000020.h5" "$work/latest_b.log" ||
   fail "--restart latest: the damaged checkpoint's skip is not logged"
 grep -q "restarted from.*sod.chk.00000010.h5" "$work/latest_b.log" ||
   fail "--restart latest: did not continue from the intact checkpoint of step 10"
+
+# --- 13. the output directory removed during the run -------------------------------------------
+# A run whose output.dir is deleted under it makes the directory and its lock again at the
+# next output (with a warning) instead of writing into an unlocked directory, and finishes.
+vanish=$work/vanish
+"$tessera" run "$src/problems/sod/sod.toml" run.threads=1 mesh.nx=[256,16,16] \
+  mesh.xmax=[1,0.0625,0.0625] output.dt=0.01 output.dir="$vanish" >"$work/vanish.log" 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ -e "$vanish/sod.00001.athdf" ] && break; sleep 0.05; done
+rm -rf "$vanish"
+wait $pid
+code=$?
+[ $code -eq 0 ] || fail "output.dir removed during the run: exit $code, expected 0"
+grep -q "was removed during the run: made again and locked again" "$work/vanish.log" ||
+  fail "output.dir removed during the run: no warning"
+[ -e "$vanish/.tessera.lock" ] || fail "output.dir removed during the run: no lock file after"
+[ -e "$vanish/sod.00020.athdf" ] || fail "output.dir removed during the run: the last plot file is missing"
 
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); logs in $work"

@@ -253,3 +253,118 @@ TEST(CliBadInput, NoSubcommandOrUnknownOption) {
 }
 
 }  // namespace
+
+namespace {
+
+// Runs that go wrong stop with exit 4 and a diagnostic plot file instead of finishing with a
+// wrong answer: the Sedov blast at hydro.cfl = 1 (three times its stable limit, allowed by
+// hydro.cfl_unsafe) first adds energy, then its time step collapses.
+tessera::testing::CliResult run_unstable_sedov(const std::string& name, const std::string& extra) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tessera_cli_test" / name;
+  fs::remove_all(dir);
+  return tessera::testing::run_tessera(
+      "run " + std::string(TESSERA_SOURCE_DIR) +
+      "/problems/sedov/sedov.toml mesh.nx=[32,32,32] hydro.cfl=1 hydro.cfl_unsafe=true "
+      "run.t_end=0.05 run.max_steps=150 run.threads=2 output.dir=" +
+      dir.string() + " " + extra);
+}
+
+}  // namespace
+
+TEST(CliRunaway, CollapsingTimeStepStopsTheRunWithExit4) {
+  const auto r = run_unstable_sedov("collapse", "");
+  EXPECT_EQ(r.status, 4) << r.output;
+  for (const char* text : {"the time step collapsed", "set by level 0", "below 1e-06 of the median",
+                           "wrote diagnostic plot file"})
+    EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
+}
+
+// In a box whose sides let nothing in or out the total energy is constant to round-off;
+// the unstable run's totals line finds it grown a few steps in (by 0.6% at step 4).
+TEST(CliRunaway, RunawayTotalInAClosedBoxStopsTheRunWithExit4) {
+  const std::string periodic =
+      "mesh.bc_xlo=periodic mesh.bc_xhi=periodic mesh.bc_ylo=periodic mesh.bc_yhi=periodic "
+      "mesh.bc_zlo=periodic mesh.bc_zhi=periodic run.log_interval=1";
+  const auto r = run_unstable_sedov("runaway", periodic);
+  EXPECT_EQ(r.status, 4) << r.output;
+  for (const char* text : {"the total energy changed by a factor", "sides let none in or out",
+                           "wrote diagnostic plot file"})
+    EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
+  // The stable Courant number runs the same box to the end.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tessera_cli_test" / "stable";
+  fs::remove_all(dir);
+  const auto ok = tessera::testing::run_tessera(
+      "run " + std::string(TESSERA_SOURCE_DIR) +
+      "/problems/sedov/sedov.toml mesh.nx=[32,32,32] hydro.cfl=0.3 run.t_end=0.02 run.threads=2 "
+      "output.enabled=false output.dir=" +
+      dir.string() + " " + periodic);
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
+
+// Plot files belong to the run that wrote them (their RunId): a new run is refused a
+// directory holding another run's plot files (anything reading "the last plot file" would
+// read the wrong run) and removes them, each .athdf with its .xdmf, with --overwrite; a
+// restart keeps its own run's.
+TEST(CliOutputDir, AnotherRunsPlotFilesAreRefusedOrRemoved) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "tessera_cli_test" / "plots";
+  fs::remove_all(dir);
+  const std::string sod =
+      "run " + kSod + " run.threads=1 output.dt=0.02 output.dir=" + dir.string();
+  const auto first = tessera::testing::run_tessera(sod + " run.max_steps=6");
+  ASSERT_EQ(first.status, 0) << first.output;
+  ASSERT_TRUE(fs::exists(dir / "sod.00001.athdf"));
+  const auto again = tessera::testing::run_tessera(sod + " run.max_steps=2");
+  EXPECT_EQ(again.status, 2) << again.output;
+  EXPECT_NE(again.output.find("holds plot files"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("sod.00001.athdf"), std::string::npos) << again.output;
+  // --overwrite: the earlier run's files go, this run writes its own (fewer of them).
+  const auto over = tessera::testing::run_tessera(sod + " run.max_steps=1 --overwrite");
+  EXPECT_EQ(over.status, 0) << over.output;
+  EXPECT_NE(over.output.find("(plot file of another run; --overwrite)"), std::string::npos);
+  int athdf = 0, xdmf = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    athdf += n.ends_with(".athdf");
+    xdmf += n.ends_with(".xdmf");
+  }
+  EXPECT_EQ(athdf, 2);  // the initial state and step 1
+  EXPECT_EQ(xdmf, 2);
+  // A restart of that run keeps its plot files.
+  const auto more = tessera::testing::run_tessera(sod + " run.max_steps=3 --overwrite " +
+                                                  "output.checkpoint_interval=1");
+  ASSERT_EQ(more.status, 0) << more.output;
+  const auto restart = tessera::testing::run_tessera(sod + " run.max_steps=5 --restart latest");
+  EXPECT_EQ(restart.status, 0) << restart.output;
+  EXPECT_EQ(restart.output.find("of another run"), std::string::npos) << restart.output;
+  EXPECT_TRUE(fs::exists(dir / "sod.00000.athdf"));
+}
+
+// An output cadence that would write more files than output.max_files over the run, or
+// that is below the resolution of the run's times, is refused by check and run alike.
+TEST(CliBadInput, OutputCadenceThatWouldFloodTheDisk) {
+  const auto tiny = tessera::testing::run_tessera("check " + kSod + " output.dt=1e-14");
+  EXPECT_EQ(tiny.status, 2) << tiny.output;
+  for (const char* text : {"output.dt = 1e-14", "below the resolution"})
+    EXPECT_NE(tiny.output.find(text), std::string::npos) << text << "\n" << tiny.output;
+  const auto many = tessera::testing::run_tessera("check " + kSod + " output.dt=1e-6");
+  EXPECT_EQ(many.status, 2) << many.output;
+  for (const char* text :
+       {"output.dt = 1e-06 would write about", "plot files", "output.max_files = 10000"})
+    EXPECT_NE(many.output.find(text), std::string::npos) << text << "\n" << many.output;
+  const auto ck = tessera::testing::run_tessera("check " + kSod + " output.checkpoint_dt=1e-6");
+  EXPECT_EQ(ck.status, 2) << ck.output;
+  EXPECT_NE(ck.output.find("checkpoints"), std::string::npos) << ck.output;
+  // Fewer steps than files, or a larger allowance, let it through.
+  EXPECT_EQ(
+      tessera::testing::run_tessera("check " + kSod + " output.dt=1e-6 run.max_steps=500").status,
+      0);
+  EXPECT_EQ(
+      tessera::testing::run_tessera("check " + kSod + " output.dt=1e-6 output.max_files=1000000")
+          .status,
+      0);
+  const auto run = tessera::testing::run_tessera("run " + kSod + " output.dt=1e-300");
+  EXPECT_EQ(run.status, 2) << run.output;
+}

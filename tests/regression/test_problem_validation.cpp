@@ -349,6 +349,33 @@ TEST(ProblemValidation, RootCellsBeyondTheAddressableMeshAreRefused) {
                   {"mesh.nx = 16384 along x with amr.max_level = 10", "1.67772e+07 cells"});
 }
 
+// hydro.cfl against the scheme's stable limit for the problem's flow: 1 / d for the unsplit
+// method of lines (d the axes the flow varies along), 1 for the split relaxing TVD; above
+// it only with hydro.cfl_unsafe.
+TEST(ProblemValidation, CourantNumberAboveTheSchemesStableLimitIsRefused) {
+  expect_rejected("check " + kSedov + " hydro.cfl=0.34",
+                  {"hydro.cfl = 0.34", "1/3", "3D flow", "hydro.cfl_unsafe"});
+  expect_accepted("check " + kSedov + " hydro.cfl=0.33");
+  expect_accepted("check " + kSedov + " hydro.cfl=0.34 hydro.cfl_unsafe=true");
+  expect_accepted("check " + kSedov + " hydro.scheme=relaxing_tvd hydro.cfl=0.95");
+  // Flows in a plane and along an axis.
+  expect_rejected("check " + kOrszagTang + " hydro.cfl=0.55", {"1/2", "2D flow"});
+  expect_accepted("check " + kOrszagTang + " hydro.cfl=0.5");
+  expect_accepted("check " + kSod + " hydro.cfl=1");
+  expect_accepted("check " + kBrioWu + " hydro.cfl=0.9");
+  expect_accepted("check " + kJeans + " hydro.cfl=0.9");
+  expect_rejected("check " + kFieldLoop + " hydro.cfl=0.45 problem.velocity=[2,1,1]",
+                  {"1/3", "3D flow"});
+  expect_accepted("check " + kFieldLoop + " hydro.cfl=0.45");
+  // The linear wave varies along the axes of its wave vector.
+  expect_rejected("check " + kLinearWave + " hydro.cfl=0.55", {"1/2", "2D flow"});
+  expect_accepted("check " + kLinearWave + " hydro.cfl=0.45");
+  expect_accepted("check " + kLinearWave +
+                  " hydro.cfl=0.9 problem.wavenumbers=[1,0,0] run.t_end=0.5");
+  // `run` refuses it too, before any step.
+  expect_rejected("run " + kSedov + " hydro.cfl=1 output.enabled=false", {"1/3"});
+}
+
 TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
   // Periodic gravity subtracts the mean density: wrong for a bounded domain.
   expect_rejected("check " + kSphere + " gravity.boundary=periodic",

@@ -328,6 +328,11 @@ TEST(RestartParams, OnlyRestartSafeKeysMayChange) {
   EXPECT_EQ(p.real("run.t_end"), 0.3);
   // Repeating the original overrides is fine.
   EXPECT_NO_THROW(evolve::restart_params(with({}), base, reader.header(), path));
+  // Output-only keys outside [output] may change too; the physics may not.
+  EXPECT_TRUE(tessera::may_change_on_restart("mhd.plot_divb"));
+  EXPECT_TRUE(tessera::may_change_on_restart("hydro.cfl_unsafe"));
+  EXPECT_FALSE(tessera::may_change_on_restart("mhd.glm_alpha"));
+  EXPECT_FALSE(tessera::may_change_on_restart("hydro.cfl"));
   // An override that changes the solution is refused, naming the key.
   try {
     evolve::restart_params(with({"hydro.cfl=0.2"}), {"hydro.cfl=0.2"}, reader.header(), path);

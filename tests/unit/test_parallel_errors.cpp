@@ -75,6 +75,7 @@ const ProblemRegistrar kThrowInit{{"test_throw_init",
                                    [](const Params&) -> std::unique_ptr<Problem> {
                                      return std::make_unique<ThrowingProblem>(false);
                                    },
+                                   {},
                                    {}}};
 const ProblemRegistrar kThrowRefine{{"test_throw_refine",
                                      "throws in refine (tests)",
@@ -82,6 +83,7 @@ const ProblemRegistrar kThrowRefine{{"test_throw_refine",
                                      [](const Params&) -> std::unique_ptr<Problem> {
                                        return std::make_unique<ThrowingProblem>(true);
                                      },
+                                     {},
                                      {}}};
 
 void expect_error_from_run(const std::string& problem, const std::string& text) {

@@ -45,6 +45,11 @@ int effective_threads(const Params& params, std::string* note);
 std::string memory_summary(const MemoryEstimate& e, double host_available,
                            const std::string& host_source);
 
+// Error(kInput) when output.dt or output.checkpoint_dt would write more than
+// output.max_files files over the run (a cadence of 1e-12 fills a disk in minutes), or is
+// below the resolution of the run's times.
+void check_output_cadence(const Params& params, const MemoryEstimate& e);
+
 // Error(kResources) when the root level and the buffers do not fit in host memory, or
 // the device buffers in the GPU's free memory.
 void check_initial_memory(const Params& params, const MemoryEstimate& e);

@@ -29,10 +29,12 @@ void check_restart_end(const Params& params, const io::CheckpointHeader& header,
                        const std::string& checkpoint_path);
 
 // Makes output.dir safe for a run of family `run_id` (called with the directory locked):
-// a fresh run (`checkpoint_path` empty) refuses a directory holding checkpoints of its
-// problem; a restart refuses one holding checkpoints of another run family (files that
-// cannot be read are not attributed to anyone and left alone). Error(kInput) naming the
-// files, unless `overwrite`: then those checkpoints are deleted, each logged.
+// a fresh run (`checkpoint_path` empty) refuses a directory holding checkpoints or plot
+// files of its problem; a restart refuses one holding checkpoints or plot files of another
+// run family (files that cannot be read, and plot files written before plot files named
+// their run, are not attributed to anyone and left alone). Error(kInput) naming the
+// files, unless `overwrite`: then those files are deleted (a plot file with its .xdmf),
+// each logged.
 void claim_output_dir(const Params& params, const std::string& run_id,
                       const std::string& checkpoint_path, bool overwrite);
 

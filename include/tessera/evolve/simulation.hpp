@@ -17,6 +17,7 @@
 #include "tessera/evolve/hydro_pass.hpp"
 #include "tessera/evolve/memory.hpp"
 #include "tessera/evolve/refinement.hpp"
+#include "tessera/evolve/run_watch.hpp"
 #include "tessera/exec/executor.hpp"
 #include "tessera/exec/flux_register.hpp"
 #include "tessera/exec/pipeline.hpp"
@@ -42,6 +43,9 @@ enum class StopReason {
 struct RunControl {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::function<int()> stop_signal;
+  // Called on rank 0 before each plot file and checkpoint (io::OutputDirLock::check);
+  // its error is agreed by every rank.
+  std::function<void()> check_output_dir;
 };
 
 struct RunSummary {
@@ -105,6 +109,8 @@ class Simulation {
   const Problem& problem() const { return *problem_; }
   double time() const { return time_; }
   long step() const { return step_; }
+  // Cells whose state the floors changed, over the run's steps (the step lines' "floors").
+  long long floored() const { return floored_; }
   // Steps taken by each level so far.
   const std::vector<long>& level_steps() const { return level_steps_; }
   // Cell updates done so far (all patches of every level, each of its steps).
@@ -146,9 +152,16 @@ class Simulation {
   std::optional<double> potential_energy() const;
 
  private:
-  double root_dt() const;
+  // The root level's time step; `level`: the level that set it.
+  double root_dt(int* level = nullptr) const;
+  // What RunWatch checks of the totals line (after totals0_ is known).
+  void watch_totals();
   double patch_max_speed(int patch) const;
-  double level_max_speed(int level) const;
+  // The level's largest signal speed (over this rank's groups, then every rank's);
+  // interfaces: also the Riemann problems between neighbouring cells
+  // (physics::Model::interface_signal_speed), for the first step from initial conditions.
+  double level_max_speed(int level, bool interfaces = false) const;
+  double patch_interface_speed(int patch) const;
   void verify_mesh(const char* when) const;
   void fill_from_problem(mesh::Mesh& m) const;
   // Gives the mesh the problem's boundary states when a side is problem-defined.
@@ -222,6 +235,8 @@ class Simulation {
   void release_device();
   // Frees halo_, keeping the bytes it sent for the final log.
   void drop_halo();
+  // RunControl::check_output_dir on rank 0, agreed: before each output.
+  void guard_output_dir();
   void write_plot(int index);
   // A plot file of the current state in output.dir under name(dir), written by the ranks
   // together (collective_output) or by rank 0 (the others' patches gathered); returns its
@@ -290,8 +305,10 @@ class Simulation {
   struct {
     double hidden = 0, exposed = 0;
   } halo_times_;
-  bool halo_done_ = false;           // the halo in flight was seen complete
-  double device_setup_seconds_ = 0;  // ensure_device's copies to the GPU, this rank
+  bool halo_done_ = false;                  // the halo in flight was seen complete
+  std::function<void()> check_output_dir_;  // RunControl::check_output_dir of the run
+  double device_setup_seconds_ = 0;         // ensure_device's copies to the GPU, this rank
+  mutable double buffer_bytes_ = 0;         // sent by this rank's host exchanges of buffer patches
   bool device_setup_logged_ = false;
   bool device_current_ = false;        // resident_ holds the newest data
   std::vector<exec::Pass*> schedule_;  // the passes of a level step, in order
@@ -326,6 +343,7 @@ class Simulation {
   long last_plot_step_ = -1;
   double next_checkpoint_ = 0;
   std::vector<double> totals0_;  // conserved_totals() at t = 0
+  RunWatch watch_;               // time-step collapse, runaway totals
   long last_checkpoint_step_ = -1;
   double checkpoint_rate_ = 0;  // bytes/s of the last checkpoint write (0: none yet)
 };

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tessera::io {
 
@@ -14,6 +15,13 @@ std::string new_run_id();
 // The RunId a checkpoint stores ("" for a version-1 file), read from its header only;
 // nullopt when the file cannot be opened as a Tessera checkpoint.
 std::optional<std::string> checkpoint_run_id(const std::string& path);
+
+// The plot files of `problem` in `dir` ("<problem>.<digits>.athdf" and the diagnostic
+// "<problem>.failure.<digits>.athdf"; each has a ".xdmf" beside it), sorted by name.
+std::vector<std::string> list_plot_files(const std::string& dir, const std::string& problem);
+// The RunId a plot file stores ("" for a file written before plot files had one); nullopt
+// when the file cannot be opened as HDF5.
+std::optional<std::string> plot_run_id(const std::string& path);
 
 // An exclusive lock on "<dir>/.tessera.lock" (flock), taken when constructed and held until
 // destroyed or the process ends: the kernel releases it when its holder dies, so a killed
@@ -28,8 +36,15 @@ class OutputDirLock {
   OutputDirLock(const OutputDirLock&) = delete;
   OutputDirLock& operator=(const OutputDirLock&) = delete;
   bool locked() const { return fd_ >= 0; }
+  // Whether the directory and the lock file this run holds are still there (a user or a
+  // clean-up script may remove output.dir during the run, and the next output would make
+  // it again, unlocked): if not, they are made and locked again, with a warning; another
+  // run that took the directory meanwhile is Error(kInput). Called before each output.
+  void check();
 
  private:
+  void acquire();
+  std::string dir_;
   int fd_ = -1;
 };
 

@@ -47,6 +47,7 @@ struct PlotFile {
   std::string parameters;  // the effective parameters as TOML text
   double gamma = 0;
   std::string code_version;
+  std::string run_id;  // the run (and its restarts) that wrote it: io::new_run_id
 };
 
 // "<dir>/<problem>.<NNNNN>.athdf"

@@ -60,6 +60,14 @@ class Model {
   double pressure(const Real* w) const;
   // Largest |v_d| + c_s (c_f for MHD) of one cell's conserved u[v * stride] (the CFL speed).
   double max_signal_speed(const Real* u, std::size_t stride) const;
+  // The signal speed of the Riemann problem between two cells a (left) and b (right)
+  // neighbouring along `dir` (conserved states u[v * stride]): at least each cell's
+  // max_signal_speed, and |u*| + c* of the star states in the two-rarefaction
+  // approximation (Toro 2009 §9.4.1, eqs. 9.33-9.36; isothermal gas: u* = (u_a + u_b) / 2 +
+  // c ln(rho_a / rho_b) / 2, exact for two rarefactions). A discontinuity of fluid at rest
+  // has cells moving at u* within the first step, faster than c alone: a time step from
+  // the cells' own speeds would be too long (MHD: the cells' fast speeds only).
+  double interface_signal_speed(const Real* a, const Real* b, std::size_t stride, int dir) const;
   // The solver's floors on a contiguous conserved state u[v]; kUnphysical when not finite.
   kernels::FloorResult apply_floors(Real* u) const;
   // Whether one cell's conserved u[v * stride] has a positive density and a pressure at or

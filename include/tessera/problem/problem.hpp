@@ -80,7 +80,18 @@ struct ProblemInfo {
   // (problem_warning) instead. Called by create_problem, before `create`, with parameters
   // the schema has validated and the domain they describe. Empty: nothing to check.
   std::function<void(const Params&, const mesh::Geometry&)> validate;
+  // The number of axes along which the flow varies: 1 for a shock tube or a plane wave
+  // along an axis, 2 for a flow in a plane, 3 when empty (a blast, a turbulent box). The
+  // mesh is always 3D; this sets the unsplit schemes' stable Courant number (1 / d).
+  std::function<int(const Params&)> flow_dimensions;
 };
+
+// The largest stable hydro.cfl of the run's scheme for a flow of `dimensions` axes: the
+// unsplit method of lines (rk2, vl2; hydrodynamics and GLM-MHD) is stable while the
+// Courant numbers of the directions add up to at most 1, and the time step gives each
+// direction hydro.cfl: 1 / d. The dimensionally split relaxing TVD updates one direction
+// per sweep: 1.
+double stable_cfl(const Params& params, int dimensions);
 
 void register_problem(ProblemInfo info);
 // Throws tessera::Error(kInput) listing the known problems for an unknown name.
