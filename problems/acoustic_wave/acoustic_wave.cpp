@@ -175,6 +175,7 @@ const ProblemRegistrar kRegistrar{{
     acoustic_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<AcousticWave>(p); },
     validate_acoustic_wave,
+    [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

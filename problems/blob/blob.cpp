@@ -140,11 +140,9 @@ std::vector<ParamSpec> blob_params() {
 }
 
 const ProblemRegistrar kRegistrar{{
-    "blob",
-    "Gaussian density blob advected through a periodic box; exact solution",
-    blob_params,
+    "blob", "Gaussian density blob advected through a periodic box; exact solution", blob_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Blob>(p); },
-    validate_blob,
+    validate_blob, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -160,7 +160,7 @@ const ProblemRegistrar kRegistrar{{
     "stress test",
     cloud_blast_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<CloudBlast>(p); },
-    validate_cloud_blast,
+    validate_cloud_blast, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

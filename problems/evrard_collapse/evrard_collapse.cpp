@@ -115,7 +115,7 @@ const ProblemRegistrar kRegistrar{{
     "boundaries; total energy conservation through the bounce",
     evrard_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<EvrardCollapse>(p); },
-    validate_evrard,
+    validate_evrard, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -180,11 +180,9 @@ std::vector<ParamSpec> mhd_blast_params() {
 }
 
 const ProblemRegistrar kRegistrar{{
-    "mhd_blast",
-    "Blast wave in a strongly magnetised medium (beta = 0.2), 3D",
-    mhd_blast_params,
+    "mhd_blast", "Blast wave in a strongly magnetised medium (beta = 0.2), 3D", mhd_blast_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<MhdBlast>(p); },
-    validate_mhd_blast,
+    validate_mhd_blast, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -328,6 +328,7 @@ const ProblemRegistrar kRegistrar{{
     mhd_turbulence_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<MhdTurbulence>(p); },
     validate_mhd_turbulence,
+    [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -158,7 +158,7 @@ const ProblemRegistrar kRegistrar{{
     [](const Params& p) -> std::unique_ptr<Problem> {
       return std::make_unique<PointMasses>(p, finest_width(p, mesh::geometry_from_params(p)));
     },
-    validate_point_masses,
+    validate_point_masses, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -123,7 +123,7 @@ const ProblemRegistrar kRegistrar{{
     "n = 1 polytrope (Lane-Emden) in hydrostatic equilibrium with isolated self-gravity",
     polytrope_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Polytrope>(p); },
-    validate_polytrope,
+    validate_polytrope, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -171,11 +171,9 @@ std::vector<ParamSpec> sedov_params() {
 }
 
 const ProblemRegistrar kRegistrar{{
-    "sedov",
-    "Sedov-Taylor point explosion in 3D; self-similar solution as reference",
-    sedov_params,
+    "sedov", "Sedov-Taylor point explosion in 3D; self-similar solution as reference", sedov_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Sedov>(p); },
-    validate_sedov,
+    validate_sedov, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -70,11 +70,9 @@ std::vector<ParamSpec> uniform_params() {
 }
 
 const ProblemRegistrar kRegistrar{{
-    "uniform",
-    "Uniform state at constant velocity (tests and benchmarks)",
-    uniform_params,
+    "uniform", "Uniform state at constant velocity (tests and benchmarks)", uniform_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<Uniform>(p); },
-    validate_uniform,
+    validate_uniform, [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace

@@ -162,6 +162,7 @@ const ProblemRegistrar kRegistrar{{
     sphere_params,
     [](const Params& p) -> std::unique_ptr<Problem> { return std::make_unique<UniformSphere>(p); },
     validate_uniform_sphere,
+    [](const Params&) { return 3; },  // the flow varies along all three axes
 }};
 
 }  // namespace
