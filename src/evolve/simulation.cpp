@@ -258,9 +258,7 @@ void Simulation::install_problem_boundary(mesh::Mesh& m) const {
 }
 
 void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
-  device_current_ = false;
-  drop_halo();
-  resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
+  free_device();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(next);
   install_problem_boundary(*mesh_);
   repartition();

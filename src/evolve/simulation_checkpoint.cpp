@@ -38,9 +38,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
     m = checkpoint.read_mesh(mesh::geometry_from_params(params_), fields_, !ranks);
     if (verify_mesh_) m->check_invariants();
   });
-  device_current_ = false;
-  drop_halo();
-  resident_.reset();  // before the old mesh's pool goes (it may be page-locked)
+  free_device();  // before the old mesh's pool goes (it may be page-locked)
   mesh_ = std::move(m);
   install_problem_boundary(*mesh_);
   if (ranks) {
@@ -151,9 +149,7 @@ std::string Simulation::write_checkpoint() {
   if (!mesh_->is_canonical()) {
     // Reorders the patches of both time levels: the device copy is rebuilt from the host.
     if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
-    device_current_ = false;
-    drop_halo();
-    resident_.reset();
+    free_device();
     mesh_->canonicalize();
     repartition(true, true);  // the same families: the same cuts, nothing moves
     registers_.build(*mesh_, partition_, comm_->rank());

@@ -78,6 +78,10 @@ void Simulation::drop_halo() {
 
 void Simulation::release_device() {
   sync_host();
+  free_device();
+}
+
+void Simulation::free_device() {
   device_current_ = false;
   drop_halo();
   resident_.reset();

@@ -18,11 +18,8 @@
 namespace tessera::evolve {
 
 bool Simulation::regrid() {
-  sync_host();
   // Resident runs have no refinement, but regrid() may be called anyway: the pool may move.
-  device_current_ = false;
-  drop_halo();
-  resident_.reset();
+  release_device();
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
@@ -176,7 +173,8 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   for (exec::Pass* pass : schedule_) {
     exec::LevelStep s = step;
     std::unique_ptr<parallel::PendingExchange> pending;
-    bool halo_pending = false;  // resident: halo_ started, not finished
+    bool halo_pending = false;    // resident: halo_ started, not finished
+    bool halo_seen_done = false;  // ... and test() found it complete
     if (ranks && pass->reads_neighbours(level) && halo_) {
       // Device-resident: the buffer patches go GPU to GPU (or through pinned host memory)
       // while the interior groups run.
@@ -197,15 +195,15 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         s.remote = [&, started] {
           ScopedTimer tr(timers_, Stage::kExchange);
           const auto called = Clock::now();
-          if (!halo_done_)
+          if (!halo_seen_done)
             halo_times_.hidden += std::chrono::duration<double>(called - started).count();
           halo_pending = false;
           halo_->finish();
           halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
         };
         s.progress = [&, started] {
-          if (halo_pending && !halo_done_ && halo_->test()) {
-            halo_done_ = true;
+          if (halo_pending && !halo_seen_done && halo_->test()) {
+            halo_seen_done = true;
             halo_times_.hidden += std::chrono::duration<double>(Clock::now() - started).count();
           }
         };
@@ -215,7 +213,6 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         halo_->finish();
         halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
       }
-      halo_done_ = false;
     } else if (ranks && pass->reads_neighbours(level)) {
       ScopedTimer t(timers_, Stage::kExchange);
       if (overlap_exchange_ && pass->overlaps_exchange()) {

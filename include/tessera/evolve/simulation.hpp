@@ -231,8 +231,11 @@ class Simulation {
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
   void sync_host() const;
-  // sync_host, then frees the device copy (made again at the next step).
+  // sync_host, then free_device.
   void release_device();
+  // Frees the device copy and its halo (made again at the next step); the host copy is
+  // then the newest only if it was synced.
+  void free_device();
   // Frees halo_, keeping the bytes it sent for the final log.
   void drop_halo();
   // RunControl::check_output_dir on rank 0, agreed: before each output.
@@ -305,7 +308,6 @@ class Simulation {
   struct {
     double hidden = 0, exposed = 0;
   } halo_times_;
-  bool halo_done_ = false;                  // the halo in flight was seen complete
   std::function<void()> check_output_dir_;  // RunControl::check_output_dir of the run
   double device_setup_seconds_ = 0;         // ensure_device's copies to the GPU, this rank
   mutable double buffer_bytes_ = 0;         // sent by this rank's host exchanges of buffer patches
