@@ -1,15 +1,28 @@
 // Builds without the CUDA backend: the cuFFT root solve is an input error, the SOR's
 // device entry point is never called (the CPU executor runs solve_host).
+#include "src/gravity/device_slab.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/gravity/sor_solver.hpp"
 
 namespace tessera::gravity {
 
-std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3>, double, bool) {
+namespace {
+[[noreturn]] void no_cufft() {
   throw Error(ErrorKind::kInput,
               "the Poisson solve on the GPU (cuFFT) was requested from a build without the "
               "CUDA backend");
+}
+}  // namespace
+
+std::unique_ptr<RootPoissonSolver> make_cufft3d_poisson(std::array<int, 3>, double, bool) {
+  no_cufft();
+}
+
+std::unique_ptr<DeviceSlabSolve> make_device_slab_solve(const DeviceSlabSetup&,
+                                                        const std::vector<double>&,
+                                                        parallel::Comm&) {
+  no_cufft();
 }
 
 void SorSolver::solve_device(const exec::DeviceBatch&, void*) const {

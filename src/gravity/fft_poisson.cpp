@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "src/gravity/device_slab.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/exec/executor.hpp"
 
 namespace tessera::gravity {
 
@@ -237,37 +239,67 @@ std::vector<double> isolated_multipliers(std::array<int, 3> n, double h) {
   return out;
 }
 
-SlabPoisson::SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm)
-    : n_(n),
-      periodic_(periodic),
-      fft_(transform_shape(n, periodic), input_planes(n[2], periodic),
-           ghosted_plane_list(n[2], transform_shape(n, periodic)[2]), comm) {
+SlabPoisson::SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm,
+                         bool gpu, const std::string& route)
+    : n_(n), periodic_(periodic), comm_(comm), out_{n[2] + 2, comm.size()} {
+  const auto m = transform_shape(n, periodic);
+  // A build without the GPU's code stops before the (large) set-up below.
+  if (gpu && !exec::cuda_backend_built())
+    throw Error(ErrorKind::kInput,
+                "the Poisson solve on the GPU (cuFFT) was requested from a build without the "
+                "CUDA backend");
+  if (!gpu)
+    fft_ = std::make_unique<SlabFft3d>(m, input_planes(n[2], periodic),
+                                       ghosted_plane_list(n[2], m[2]), comm);
+  std::vector<double> mult;
   if (periodic) {
     check_width(h);
-    multipliers_.resize(fft_.spectrum_size());
-    const std::size_t nh = fft_.half(), row = std::size_t(n[2]) * nh;
-    for (std::size_t l = 0; l < multipliers_.size(); ++l)
-      multipliers_[l] = periodic_multiplier(int(l % nh), fft_.y_first() + int(l / row),
-                                            int((l % row) / nh), n, h);
+    const EvenPieces rows{m[1], comm.size()};
+    const std::size_t nh = m[0] / 2 + 1, row = std::size_t(n[2]) * nh;
+    mult.resize(std::size_t(rows.size(comm.rank())) * row);
+    for (std::size_t l = 0; l < mult.size(); ++l)
+      mult[l] = periodic_multiplier(int(l % nh), rows.first(comm.rank()) + int(l / row),
+                                    int((l % row) / nh), n, h);
+  } else if (fft_) {
+    mult = green_multipliers(*fft_, n, h);
   } else {
-    multipliers_ = green_multipliers(fft_, n, h);
+    // The Green's function's transform on the host (FFTW, once), forward only.
+    SlabFft3d green(m, input_planes(n[2], false), {}, comm);
+    mult = green_multipliers(green, n, h);
   }
+  if (gpu)
+    device_ = make_device_slab_solve(
+        {n, m, input_planes(n[2], periodic), ghosted_plane_list(n[2], m[2]), periodic, route}, mult,
+        comm);
+  else
+    multipliers_ = std::move(mult);
   ghosted_.resize(std::size_t(ghosted_planes()) * (n[1] + 2) * (n[0] + 2));
 }
 
 SlabPoisson::~SlabPoisson() = default;
 
 int SlabPoisson::first_plane(int r) const {
-  return EvenPieces{input_planes(n_[2], periodic_), fft_.comm().size()}.first(r);
+  return EvenPieces{input_planes(n_[2], periodic_), comm_.size()}.first(r);
 }
 
 int SlabPoisson::planes(int r) const {
-  const EvenPieces in{input_planes(n_[2], periodic_), fft_.comm().size()};
+  const EvenPieces in{input_planes(n_[2], periodic_), comm_.size()};
   return std::max(0, std::min(in.first(r + 1), n_[2]) - in.first(r));
 }
 
+const char* SlabPoisson::library() const {
+  return device_ ? "cuFFT" : "FFTW";
+}
+
+double SlabPoisson::last_device_seconds() const {
+  return device_ ? device_->last_device_seconds() : 0.0;
+}
+
+std::string SlabPoisson::routes() const {
+  return device_ ? device_->routes() : std::string();
+}
+
 double SlabPoisson::solve(const double* rho, double four_pi_g) {
-  const auto& m = fft_.shape();
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2], planes = this->planes();
   const std::size_t plane = std::size_t(n0) * n1;
   double mean = 0;
@@ -280,16 +312,22 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
       for (std::size_t c = 0; c < plane; ++c) s += rho[z * plane + c];
       sums[z] = s;
     }
-    parallel::Comm& comm = fft_.comm();
+    parallel::Comm& comm = comm_;
     const auto all = comm.exchange(std::vector<std::vector<double>>(comm.size(), sums));
     double sum = 0;
     for (const auto& q : all)
       for (const double s : q) sum += s;
     mean = sum / (double(plane) * n2);
   }
-  double* real = fft_.input();
+  if (device_) {
+    device_->solve(rho, planes, four_pi_g, mean, four_pi_g / (4 * std::numbers::pi),
+                   ghosted_.data());
+    return mean;
+  }
+  const auto& m = fft_->shape();
+  double* real = fft_->input();
 #pragma omp parallel for schedule(static)
-  for (int z = 0; z < fft_.in_count(); ++z)
+  for (int z = 0; z < fft_->in_count(); ++z)
     for (int j = 0; j < m[1]; ++j) {
       double* row = real + (std::size_t(z) * m[1] + j) * m[0];
       if (z >= planes || j >= n1) {  // the isolated solve's zero padding
@@ -302,9 +340,9 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
       else
         for (int i = 0; i < m[0]; ++i) row[i] = i < n0 ? from[i] : 0.0;
     }
-  fft_.forward();
-  std::complex<double>* spec = fft_.spectrum();
-  const std::size_t modes = fft_.spectrum_size();
+  fft_->forward();
+  std::complex<double>* spec = fft_->spectrum();
+  const std::size_t modes = fft_->spectrum_size();
   if (periodic_) {
 #pragma omp parallel for schedule(static)
     for (std::size_t k = 0; k < modes; ++k) spec[k] *= multipliers_[k];
@@ -313,12 +351,12 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
 #pragma omp parallel for schedule(static)
     for (std::size_t k = 0; k < modes; ++k) spec[k] *= g_const * multipliers_[k];
   }
-  fft_.backward();
+  fft_->backward();
   // Cells -1 .. n of every axis: the periodic images, or (isolated) the doubled grid's cells
   // (-1 is its last cell: cyclic convolution).
-  const double* out = fft_.output();
+  const double* out = fft_->output();
 #pragma omp parallel for schedule(static)
-  for (int t = 0; t < fft_.out_count(); ++t)
+  for (int t = 0; t < fft_->out_count(); ++t)
     for (int j = -1; j <= n1; ++j)
       for (int i = -1; i <= n0; ++i) {
         const int a = (i + m[0]) % m[0], b = (j + m[1]) % m[1];
@@ -329,7 +367,7 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
 }
 
 void SlabPoisson::gather_ghosted(double* phi) const {
-  parallel::Comm& comm = fft_.comm();
+  parallel::Comm& comm = comm_;
   const std::size_t plane = std::size_t(n_[1] + 2) * (n_[0] + 2);
   const EvenPieces pieces{n_[2] + 2, comm.size()};
   if (comm.size() == 1) {
@@ -379,16 +417,18 @@ void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi)
 namespace {
 
 // The whole root grid on this process (one rank, or every rank of a gathered solve): the
-// same solve as SlabPoisson's on several ranks.
-class FftwRoot final : public RootPoissonSolver {
+// same solve as SlabPoisson's on several ranks, on the host or the GPU.
+class WholeRoot final : public RootPoissonSolver {
  public:
-  FftwRoot(std::array<int, 3> n, double h, bool periodic) : solver_(n, h, periodic, comm_) {}
+  WholeRoot(std::array<int, 3> n, double h, bool periodic, bool gpu)
+      : solver_(n, h, periodic, comm_, gpu) {}
   double solve(const double* rho, double four_pi_g, double* out) override {
     const double mean = solver_.solve(rho, four_pi_g);
     solver_.gather_ghosted(out);
     return mean;
   }
-  const char* library() const override { return "FFTW"; }
+  const char* library() const override { return solver_.library(); }
+  double last_device_seconds() const override { return solver_.last_device_seconds(); }
 
  private:
   parallel::SerialComm comm_;
@@ -399,7 +439,12 @@ class FftwRoot final : public RootPoissonSolver {
 
 std::unique_ptr<RootPoissonSolver> make_fftw_poisson(std::array<int, 3> n, double h,
                                                      bool periodic) {
-  return std::make_unique<FftwRoot>(n, h, periodic);
+  return std::make_unique<WholeRoot>(n, h, periodic, false);
+}
+
+std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3> n, double h,
+                                                      bool periodic) {
+  return std::make_unique<WholeRoot>(n, h, periodic, true);
 }
 
 }  // namespace tessera::gravity

@@ -1,4 +1,5 @@
-// The root-level Poisson solve with cuFFT (gravity/fft_poisson.hpp, make_cufft_poisson):
+// The root-level Poisson solve with cuFFT's 3D plans (gravity/fft_poisson.hpp,
+// make_cufft3d_poisson, the benchmark's reference for the slab passes of make_cufft_poisson):
 // the same transforms and multipliers as the FFTW solvers (periodic: the 7-point
 // Laplacian's eigenvalues, mean subtracted; isolated: the free-space Green's function on the
 // doubled grid, Hockney & Eastwood 1981), as double-precision real-to-complex cuFFT plans
@@ -13,22 +14,12 @@
 #include <string>
 
 #include "src/exec/cuda/cuda_util.cuh"
+#include "src/gravity/cufft_check.cuh"
 #include "tessera/gravity/fft_poisson.hpp"
 
 namespace tessera::gravity {
 
 namespace {
-
-void check_cufft(cufftResult status, const char* call) {
-  if (status == CUFFT_SUCCESS) return;
-  if (status == CUFFT_ALLOC_FAILED)
-    throw Error(ErrorKind::kResources,
-                std::string("out of GPU memory for the Poisson solver's FFT: ") + call);
-  throw Error(ErrorKind::kInternal, std::string("cuFFT call ") + call + " failed (status " +
-                                        std::to_string(status) + ")");
-}
-
-#define TESSERA_CUFFT_CHECK(call) check_cufft((call), #call)
 
 // The transform's input: four_pi_g (rho - mean) on the grid (periodic, m = n), or G rho in
 // the lower corner of the doubled grid m = 2n and zero elsewhere (isolated; the
@@ -140,8 +131,8 @@ class CufftPoisson final : public RootPoissonSolver {
 
 }  // namespace
 
-std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3> n, double h,
-                                                      bool periodic) {
+std::unique_ptr<RootPoissonSolver> make_cufft3d_poisson(std::array<int, 3> n, double h,
+                                                        bool periodic) {
   return std::make_unique<CufftPoisson>(n, h, periodic);
 }
 

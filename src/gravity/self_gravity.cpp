@@ -60,7 +60,8 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
       four_pi_g_(4 * std::numbers::pi * p.real("gravity.G")),
       periodic_(p.string("gravity.boundary") == "periodic"),
       gpu_(gpu),
-      slabs_wanted_(p.string("mpi.root_fft") == "slabs") {
+      slabs_wanted_(p.string("mpi.root_fft") == "slabs"),
+      route_(p.string("mpi.device_exchange")) {
   sor_.omega = Real(p.real("gravity.sor_omega"));
   sor_.tolerance = Real(p.real("gravity.sor_tolerance"));
   sor_.max_iterations = static_cast<int>(p.integer("gravity.sor_max_iterations"));
@@ -102,13 +103,18 @@ constexpr int kN = mesh::kPatchSize;
 }  // namespace
 
 void SelfGravity::make_solver() {
-  // Slabs only when no rank solves on a GPU (with run.backend = "auto" the ranks of a job
-  // may differ): every rank must take the same collectives.
-  if (comm_ && comm_->size() > 1 && comm_->max(gpu_ ? 1.0 : 0.0) > 0) slabs_wanted_ = false;
-  if (slabs())
-    slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_);
-  else
+  // Slabs only when every rank solves on the same side (with run.backend = "auto" the ranks
+  // of a job may differ): every rank must take the same collectives.
+  if (comm_ && comm_->size() > 1 && comm_->max(gpu_ ? 1.0 : 0.0) != comm_->min(gpu_ ? 1.0 : 0.0))
+    slabs_wanted_ = false;
+  if (slabs()) {
+    slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_, gpu_, route_);
+    if (gpu_ && comm_->rank() == 0)
+      log_line("root FFT on the GPUs in z-slabs over %d ranks: %s", comm_->size(),
+               slab_solver_->routes().c_str());
+  } else {
     solver_ = gpu_ ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
+  }
 }
 
 void SelfGravity::solve(mesh::Mesh& m) {

@@ -109,14 +109,25 @@ if selected double_mach; then
   variant double_mach tol0 mpi.imbalance_tolerance=0
 fi
 
-# Self-gravity: the root FFT cut into slabs over the ranks (the CPU's default) and gathered
-# whole on every rank (mpi.root_fft = "gathered", what the GPU does) give one rank's bits.
-if [ "$backend" = cpu ] && selected gravity; then
-  grep -q "FFT Poisson solve (FFTW) .* in z-slabs over 3 ranks" "$work/gravity.3.log" ||
+# Self-gravity: the root FFT cut into slabs over the ranks (the default: FFTW on the CPU,
+# cuFFT on the GPUs) and gathered whole on every rank (mpi.root_fft = "gathered") give one
+# rank's bits; on the GPUs the slabs' transposes go GPU to GPU (CUDA IPC) or, with
+# mpi.device_exchange = "host", through host memory, with the same bits.
+if selected gravity; then
+  library=FFTW
+  [ "$backend" = cuda ] && library=cuFFT
+  grep -q "FFT Poisson solve ($library) .* in z-slabs over 3 ranks" "$work/gravity.3.log" ||
     fail "gravity, 3 ranks: the root FFT was not cut into slabs"
   variant gravity gathered mpi.root_fft=gathered
   grep -q "the whole grid on every rank" "$work/gravity.3_gathered.log" ||
     fail "gravity, 3 ranks, gathered: the log does not say so"
+  if [ "$backend" = cuda ]; then
+    grep -q "root FFT on the GPUs in z-slabs over 3 ranks: transposes GPU to GPU (CUDA IPC) between 3 rank pairs, through host memory between 0" \
+      "$work/gravity.3.log" || fail "gravity, 3 ranks: the GPU slabs' transposes were not GPU to GPU"
+    variant gravity host mpi.device_exchange=host
+    grep -q "GPU to GPU (CUDA IPC) between 0 rank pairs, through host memory between 3" \
+      "$work/gravity.3_host.log" || fail "gravity, 3 ranks, host route: the log does not say so"
+  fi
 fi
 
 # The hydro pass without overlap (everything received before the level's step) gives the

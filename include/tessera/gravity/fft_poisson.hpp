@@ -32,6 +32,7 @@
 #include <array>
 #include <complex>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "tessera/gravity/slab_fft.hpp"
@@ -63,18 +64,23 @@ std::vector<double> isolated_multipliers(std::array<int, 3> n, double h);
 // The root solve over the ranks of a Comm, in slabs of z-planes (slab_fft.hpp): the same
 // bits for any rank count. Periodic: the solve of PeriodicFftPoisson below; isolated: that of
 // IsolatedFftPoisson (the doubled grid's zero-padded planes are never transformed forward,
-// and only the planes the ghosted potential needs backward).
+// and only the planes the ghosted potential needs backward). With gpu, each rank solves its
+// slab on its GPU (cuFFT, the same passes; src/gravity/slab_poisson_cuda.cu): the same bits
+// on any rank count too, though not FFTW's; `route` (mpi.device_exchange) says how the
+// transposes travel between the ranks of one host.
+class DeviceSlabSolve;
 class SlabPoisson {
  public:
   // n[0] x n[1] x n[2] cubic cells of width h; a collective (every rank constructs it).
-  SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm);
+  SlabPoisson(std::array<int, 3> n, double h, bool periodic, parallel::Comm& comm, bool gpu = false,
+              const std::string& route = "auto");
   ~SlabPoisson();
   SlabPoisson(const SlabPoisson&) = delete;
   SlabPoisson& operator=(const SlabPoisson&) = delete;
 
   // The density planes this rank gives: z in [first_plane(), first_plane() + planes()).
-  int first_plane() const { return first_plane(fft_.comm().rank()); }
-  int planes() const { return planes(fft_.comm().rank()); }
+  int first_plane() const { return first_plane(comm_.rank()); }
+  int planes() const { return planes(comm_.rank()); }
   // Those of rank r.
   int first_plane(int r) const;
   int planes(int r) const;
@@ -84,19 +90,27 @@ class SlabPoisson {
   // The potential of the last solve on the grid extended by one cell on every side
   // ([n2 + 2][n1 + 2][n0 + 2], as IsolatedFftPoisson::solve writes it), this rank's planes
   // t (= k + 1) in [first_ghosted(), first_ghosted() + ghosted_planes()).
-  int first_ghosted() const { return fft_.out_first(); }
-  int ghosted_planes() const { return fft_.out_count(); }
+  int first_ghosted() const { return out_.first(comm_.rank()); }
+  int ghosted_planes() const { return out_.size(comm_.rank()); }
   const double* ghosted() const { return ghosted_.data(); }
   // A collective: every rank's ghosted planes, into the whole extended grid on every rank.
   void gather_ghosted(double* phi_ghosted) const;
 
   const std::array<int, 3>& shape() const { return n_; }
   bool periodic() const { return periodic_; }
+  // "FFTW" or "cuFFT"; the GPU's time of the last solve (0 on the host); how the GPU
+  // transposes travel (empty on the host).
+  const char* library() const;
+  double last_device_seconds() const;
+  std::string routes() const;
 
  private:
   std::array<int, 3> n_;
   bool periodic_;
-  SlabFft3d fft_;
+  parallel::Comm& comm_;
+  EvenPieces out_;                           // the ghosted planes over the ranks
+  std::unique_ptr<SlabFft3d> fft_;           // on the host
+  std::unique_ptr<DeviceSlabSolve> device_;  // or on the GPU
   std::vector<double> multipliers_;  // of this rank's modes (periodic_ or isolated_multipliers)
   std::vector<double> ghosted_;
 };
@@ -159,9 +173,13 @@ class RootPoissonSolver {
 
 // FFTW on the CPU (the solvers above).
 std::unique_ptr<RootPoissonSolver> make_fftw_poisson(std::array<int, 3> n, double h, bool periodic);
-// cuFFT on the current GPU (real-to-complex, double precision), with the same multipliers;
+// cuFFT on the current GPU: SlabPoisson's GPU solve on one rank (the same bits as on N);
 // throws Error(kInput) in a build without the CUDA backend.
 std::unique_ptr<RootPoissonSolver> make_cufft_poisson(std::array<int, 3> n, double h,
                                                       bool periodic);
+// cuFFT's own 3D plans on the current GPU (the benchmark's reference for the slab passes;
+// other bits than make_cufft_poisson's).
+std::unique_ptr<RootPoissonSolver> make_cufft3d_poisson(std::array<int, 3> n, double h,
+                                                        bool periodic);
 
 }  // namespace tessera::gravity

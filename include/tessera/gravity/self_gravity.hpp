@@ -167,10 +167,11 @@ class SelfGravity {
 
   // Several ranks (docs/architecture.md, "Self-gravity on several ranks"): a rank holds the
   // current data of its own root patches only. Before a solve the ranks send their root
-  // densities to the z-slabs of the distributed FFT (SlabPoisson), or, with
-  // mpi.root_fft = "gathered" and on the CUDA backend, every rank receives the whole root
-  // density and solves the whole grid itself; either way every rank then holds the whole
-  // root potential, with the same bits as one rank. A kick updates the groups it is given.
+  // densities to the z-slabs of the distributed FFT (SlabPoisson: FFTW on the host, or
+  // cuFFT on the ranks' GPUs on the CUDA backend), or, with mpi.root_fft = "gathered" (and
+  // when only some ranks have a GPU), every rank receives the whole root density and solves
+  // the whole grid itself; either way every rank then holds the whole root potential, with
+  // the same bits as one rank of its backend. A kick updates the groups it is given.
   // Both pointers must outlive this object (null: one rank).
   void set_ranks(parallel::Comm* comm, const parallel::Partition* partition) {
     comm_ = comm;
@@ -224,10 +225,10 @@ class SelfGravity {
 
  private:
   double root_acceleration_speed() const;
-  // Several ranks, CPU backend, mpi.root_fft = "slabs".
-  bool slabs() const { return !gpu_ && comm_ && comm_->size() > 1 && slabs_wanted_; }
+  // Several ranks, mpi.root_fft = "slabs" (and every rank on the same backend).
+  bool slabs() const { return comm_ && comm_->size() > 1 && slabs_wanted_; }
   // The root solver, made at the first solve (a collective on several ranks: slabs only when
-  // no rank solves on a GPU).
+  // every rank solves on a GPU or none does).
   void make_solver();
   // Several ranks, slabs: this rank's planes of the root density (the solver's
   // [planes()][n1][n0] from first_plane()), from every rank's own root patches.
@@ -253,6 +254,7 @@ class SelfGravity {
   kernels::SorParams sor_;
   bool gpu_;
   bool slabs_wanted_;
+  std::string route_;  // mpi.device_exchange: how the GPU slabs' transposes travel
   std::unique_ptr<RootPoissonSolver> solver_;  // the whole grid on this rank
   std::unique_ptr<SlabPoisson> slab_solver_;   // the grid over the ranks
   parallel::Comm* comm_ = nullptr;
