@@ -299,7 +299,8 @@ std::string SlabPoisson::routes() const {
   return device_ ? device_->routes() : std::string();
 }
 
-double SlabPoisson::solve(const double* rho, double four_pi_g) {
+double SlabPoisson::solve(const double* rho, double four_pi_g, double* ghosted_out) {
+  double* const ghosted = ghosted_out ? ghosted_out : ghosted_.data();
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2], planes = this->planes();
   const std::size_t plane = std::size_t(n0) * n1;
   double mean = 0;
@@ -320,8 +321,7 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
     mean = sum / (double(plane) * n2);
   }
   if (device_) {
-    device_->solve(rho, planes, four_pi_g, mean, four_pi_g / (4 * std::numbers::pi),
-                   ghosted_.data());
+    device_->solve(rho, planes, four_pi_g, mean, four_pi_g / (4 * std::numbers::pi), ghosted);
     return mean;
   }
   const auto& m = fft_->shape();
@@ -360,7 +360,7 @@ double SlabPoisson::solve(const double* rho, double four_pi_g) {
     for (int j = -1; j <= n1; ++j)
       for (int i = -1; i <= n0; ++i) {
         const int a = (i + m[0]) % m[0], b = (j + m[1]) % m[1];
-        ghosted_[(std::size_t(t) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
+        ghosted[(std::size_t(t) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1)] =
             out[(std::size_t(t) * m[1] + b) * m[0] + a];
       }
   return mean;
@@ -422,10 +422,9 @@ class WholeRoot final : public RootPoissonSolver {
  public:
   WholeRoot(std::array<int, 3> n, double h, bool periodic, bool gpu)
       : solver_(n, h, periodic, comm_, gpu) {}
+  // One rank: its ghosted planes are the whole extended grid, written straight to `out`.
   double solve(const double* rho, double four_pi_g, double* out) override {
-    const double mean = solver_.solve(rho, four_pi_g);
-    solver_.gather_ghosted(out);
-    return mean;
+    return solver_.solve(rho, four_pi_g, out);
   }
   const char* library() const override { return solver_.library(); }
   double last_device_seconds() const override { return solver_.last_device_seconds(); }

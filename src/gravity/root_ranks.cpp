@@ -96,3 +96,70 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
 }
 
 }  // namespace tessera::gravity
+
+namespace tessera::gravity {
+
+void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solver) {
+  const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
+  const std::size_t plane = std::size_t(g1) * g0;
+  // The root families each rank holds (its own and its buffer copies, whose potential
+  // field solve() writes too).
+  std::vector<double> held;
+  for (const int g : m.groups(0))
+    if (m.holds(g)) held.push_back(g);
+  auto holders = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), held));
+  holders[rank] = std::move(held);
+  // The cells of the ghosted grid that rank `reader` reads, in ghosted planes
+  // [lo, lo + count), as indices into phi_ in a fixed order (duplicates allowed): the 18^3
+  // box around each root family it holds, which its kicks read. The boxes cover exterior()'s
+  // reads as well: a refined level reads the layer outside the domain next to the root
+  // patches its ghost values are interpolated from, which the rank holds.
+  auto each_needed = [&](int reader, int lo, int count, auto&& f) {
+    const int hi = lo + count;
+    for (const double family : holders[reader]) {
+      const int g = static_cast<int>(family);
+      if (g < 0 || g + mesh::kFamilySize > m.num_patches())
+        throw Error(
+            ErrorKind::kInternal,
+            strprintf("root potential of self-gravity: rank %d holds no family %d", reader, g));
+      std::array<int, 3> c = m.patch(g).corner;
+      for (int p = 1; p < mesh::kFamilySize; ++p)
+        for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
+      // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family.
+      for (int t = std::max(c[2], lo); t < std::min(c[2] + 2 * kN + 2, hi); ++t)
+        for (int b = c[1]; b < c[1] + 2 * kN + 2; ++b)
+          for (int a = c[0]; a < c[0] + 2 * kN + 2; ++a) f(t * plane + std::size_t(b) * g0 + a);
+    }
+  };
+  const int first = solver.first_ghosted();
+  const double* mine = solver.ghosted();
+  std::vector<std::vector<double>> send(comm_->size());
+  parallel::agreed(*comm_, [&] {
+    for (int q = 0; q < comm_->size(); ++q) {
+      if (q == rank) continue;
+      each_needed(q, first, solver.ghosted_planes(),
+                  [&](std::size_t a) { send[q].push_back(mine[a - first * plane]); });
+    }
+    each_needed(rank, first, solver.ghosted_planes(),
+                [&](std::size_t a) { phi_[a] = mine[a - first * plane]; });
+  });
+  const auto got = comm_->exchange(std::move(send));
+  const EvenPieces pieces{g2, comm_->size()};
+  parallel::agreed(*comm_, [&] {
+    for (int q = 0; q < comm_->size(); ++q) {
+      if (q == rank) continue;
+      std::size_t at = 0;
+      each_needed(rank, pieces.first(q), pieces.size(q), [&](std::size_t a) {
+        if (at >= got[q].size())
+          throw Error(ErrorKind::kInternal,
+                      strprintf("root potential of self-gravity: rank %d sent too few values", q));
+        phi_[a] = got[q][at++];
+      });
+      if (at != got[q].size())
+        throw Error(ErrorKind::kInternal,
+                    strprintf("root potential of self-gravity: rank %d sent too many values", q));
+    }
+  });
+}
+
+}  // namespace tessera::gravity

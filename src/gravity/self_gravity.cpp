@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <mutex>
 #include <numbers>
 
 #include "coarse_potential.hpp"
@@ -109,6 +111,10 @@ void SelfGravity::make_solver() {
     slabs_wanted_ = false;
   if (slabs()) {
     slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_, gpu_, route_);
+    // A rank receives only the potential it reads (scatter_potential); the rest stays NaN,
+    // so that a read beyond it cannot go unnoticed.
+    std::fill(phi_.begin(), phi_.end(), std::numeric_limits<double>::quiet_NaN());
+    phi_prev_ = phi_;
     if (gpu_ && comm_->rank() == 0)
       log_line("root FFT on the GPUs in z-slabs over %d ranks: %s", comm_->size(),
                slab_solver_->routes().c_str());
@@ -123,7 +129,7 @@ void SelfGravity::solve(mesh::Mesh& m) {
   if (slab_solver_) {
     scatter_root(m, *slab_solver_, rho_);
     mean_ = slab_solver_->solve(rho_.data(), four_pi_g_);
-    slab_solver_->gather_ghosted(phi_.data());
+    scatter_potential(m, *slab_solver_);
   } else {
     const int n0 = n_[0], n1 = n_[1];
     rho_.resize(std::size_t(n_[0]) * n_[1] * n_[2]);
@@ -492,7 +498,7 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
 
 double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level,
                                        const std::vector<int>* only) const {
-  if (level == 0) return root_acceleration_speed();
+  if (level == 0) return root_acceleration_speed(m);
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const auto& groups = only ? *only : m.groups(level);
   std::vector<double> speeds(groups.size(), 0.0);
@@ -516,21 +522,26 @@ double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level,
   return speeds.empty() ? 0.0 : *std::max_element(speeds.begin(), speeds.end());
 }
 
-double SelfGravity::root_acceleration_speed() const {
-  const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
+double SelfGravity::root_acceleration_speed(const mesh::Mesh& m) const {
+  // Over this rank's root patches (the caller takes the maximum over the ranks).
   const double inv_2h = 0.5 / h_;
   double g2 = 0;
-#pragma omp parallel for schedule(static) reduction(max : g2)
-  for (int k = 0; k < n2; ++k)
-    for (int j = 0; j < n1; ++j)
-      for (int i = 0; i < n0; ++i) {
-        double s = 0;
-        const double d[3] = {phi_[ghosted(i - 1, j, k)] - phi_[ghosted(i + 1, j, k)],
-                             phi_[ghosted(i, j - 1, k)] - phi_[ghosted(i, j + 1, k)],
-                             phi_[ghosted(i, j, k - 1)] - phi_[ghosted(i, j, k + 1)]};
-        for (const double x : d) s += x * inv_2h * x * inv_2h;
-        g2 = std::max(g2, s);
-      }
+  std::mutex lock;
+  for_root_patches(m, [&](int, const std::array<int, 3>& c) {
+    double local = 0;
+    for (int k = c[2]; k < c[2] + kN; ++k)
+      for (int j = c[1]; j < c[1] + kN; ++j)
+        for (int i = c[0]; i < c[0] + kN; ++i) {
+          double s = 0;
+          const double d[3] = {phi_[ghosted(i - 1, j, k)] - phi_[ghosted(i + 1, j, k)],
+                               phi_[ghosted(i, j - 1, k)] - phi_[ghosted(i, j + 1, k)],
+                               phi_[ghosted(i, j, k - 1)] - phi_[ghosted(i, j, k + 1)]};
+          for (const double x : d) s += x * inv_2h * x * inv_2h;
+          local = std::max(local, s);
+        }
+    std::lock_guard guard(lock);
+    g2 = std::max(g2, local);
+  });
   return std::sqrt(h_ * std::sqrt(g2));
 }
 
@@ -547,12 +558,19 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
           rho[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = u[(k * kN + j) * kN + i];
   });
   gather_root(m, rho);
+  // With slabs a rank holds only the potential it reads: the whole grid's is gathered here.
+  std::vector<double> whole;
+  if (slab_solver_) {
+    whole.resize(phi_.size());
+    slab_solver_->gather_ghosted(whole.data());
+  }
+  const std::vector<double>& phi = slab_solver_ ? whole : phi_;
 #pragma omp parallel for schedule(static)
   for (int k = 0; k < n2; ++k) {
     double s = 0;
     for (int j = 0; j < n1; ++j)
       for (int i = 0; i < n0; ++i)
-        s += (rho[(std::size_t(k) * n1 + j) * n0 + i] - mean_) * phi_[ghosted(i, j, k)];
+        s += (rho[(std::size_t(k) * n1 + j) * n0 + i] - mean_) * phi[ghosted(i, j, k)];
     plane[k] = s;
   }
   double w = 0;

@@ -49,7 +49,7 @@ case_args() {
     blob_scalar) echo "$p/blob/blob.toml ${blob[*]} amr.max_level=2 hydro.passive_scalars=1 run.max_steps=12 output.dt=0.02" ;;
     blob_rtvd) echo "$p/blob/blob.toml ${blob[*]} amr.max_level=1 hydro.scheme=relaxing_tvd hydro.cfl=0.8 run.max_steps=12 output.dt=0.04" ;;
     mhd_blast) echo "$p/mhd_blast/mhd_blast.toml mesh.nx=[32,32,32] mesh.xmin=[-0.5,-0.5,-0.5] mesh.xmax=[0.5,0.5,0.5] amr.max_level=1 run.max_steps=6 output.dt=0.005 mhd.plot_divb=true" ;;
-    gravity) echo "$p/blob/blob.toml mesh.nx=[16,16,16] mesh.xmax=[0.5,0.5,0.5] problem.center=[0.15,0.25,0.25] problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1 amr.max_level=2 gravity.enabled=true run.max_steps=4 output.dt=0.005" ;;
+    gravity) echo "$p/blob/blob.toml mesh.nx=[32,32,32] mesh.xmax=[0.5,0.5,0.5] problem.center=[0.05,0.25,0.25] problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1 amr.max_level=2 gravity.enabled=true run.max_steps=4 output.dt=0.005" ;;
     double_mach) echo "$p/double_mach/double_mach.toml mesh.nx=[64,16,16] mesh.xmax=[4,1,1] amr.max_level=1 amr.regrid_interval=1 run.max_steps=10 output.dt=0.01" ;;
     orszag_tang) echo "$p/orszag_tang/orszag_tang.toml mesh.nx=[64,64,16] mesh.xmax=[1,1,0.25] run.max_steps=10 output.dt=0.01" ;;
     sedov_mixed) echo "$p/sedov/sedov.toml mesh.nx=[32,48,32] mesh.xmin=[-0.5,-0.75,-0.5] mesh.xmax=[0.5,0.75,0.5] mesh.bc_xlo=reflecting mesh.bc_xhi=outflow mesh.bc_zlo=outflow mesh.bc_zhi=reflecting hydro.passive_scalars=1 run.max_steps=10 output.dt=0.002" ;;

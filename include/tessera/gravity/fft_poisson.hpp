@@ -86,7 +86,9 @@ class SlabPoisson {
   int planes(int r) const;
   // A collective: the potential from this rank's density planes, [planes()][n1][n0], with
   // four_pi_g = 4 pi G. Returns the mean density subtracted (periodic; 0 when isolated).
-  double solve(const double* rho_planes, double four_pi_g);
+  // The ghosted planes go to ghosted(), or to `ghosted_out` when given (then ghosted() and
+  // gather_ghosted() do not hold them).
+  double solve(const double* rho_planes, double four_pi_g, double* ghosted_out = nullptr);
   // The potential of the last solve on the grid extended by one cell on every side
   // ([n2 + 2][n1 + 2][n0 + 2], as IsolatedFftPoisson::solve writes it), this rank's planes
   // t (= k + 1) in [first_ghosted(), first_ghosted() + ghosted_planes()).

@@ -224,7 +224,7 @@ class SelfGravity {
   int solves() const { return solves_; }
 
  private:
-  double root_acceleration_speed() const;
+  double root_acceleration_speed(const mesh::Mesh& mesh) const;
   // Several ranks, mpi.root_fft = "slabs" (and every rank on the same backend).
   bool slabs() const { return comm_ && comm_->size() > 1 && slabs_wanted_; }
   // The root solver, made at the first solve (a collective on several ranks: slabs only when
@@ -234,6 +234,9 @@ class SelfGravity {
   // [planes()][n1][n0] from first_plane()), from every rank's own root patches.
   void scatter_root(const mesh::Mesh& mesh, const SlabPoisson& solver,
                     std::vector<double>& out) const;
+  // Several ranks, slabs: each rank's ghosted potential planes to the ranks that read them
+  // (around their root families, and the layer outside an isolated domain), into phi_.
+  void scatter_potential(const mesh::Mesh& mesh, const SlabPoisson& solver);
   // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
   // patches with their values, each rank having filled those of its own.
   void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
