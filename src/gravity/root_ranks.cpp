@@ -1,6 +1,8 @@
 // The root level's density between the ranks of a self-gravitating run
 // (docs/architecture.md, "Self-gravity without refinement on ranks"): to the z-slabs of the
 // distributed FFT, or gathered whole on every rank.
+#include <algorithm>
+
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
@@ -13,51 +15,77 @@ namespace {
 constexpr int kN = mesh::kPatchSize;
 }  // namespace
 
+namespace {
+
+// The root patches of rank `owner` (canonical order) with cells in z-planes [lo, lo + count):
+// each with its planes k0 <= k < k1 (patch-local) and the offset of its cells in a message
+// that holds them in this order, patch after patch, each in cell order.
+struct PatchRun {
+  int patch, k0, k1;
+  std::size_t at;
+};
+
+std::vector<PatchRun> patch_runs(const mesh::Mesh& m, const parallel::Partition& partition,
+                                 int owner, int lo, int count, std::size_t& total) {
+  std::vector<PatchRun> runs;
+  total = 0;
+  for (const int g : m.groups(0)) {
+    if (!partition.owns(owner, g)) continue;
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      const int z = m.patch(g + c).corner[2];
+      const int k0 = std::max(0, lo - z), k1 = std::min(kN, lo + count - z);
+      if (k0 >= k1) continue;
+      runs.push_back({g + c, k0, k1, total});
+      total += std::size_t(k1 - k0) * kN * kN;
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
 void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
                                std::vector<double>& out) const {
   const int n0 = n_[0], n1 = n_[1], rank = comm_->rank();
   const int first = solver.first_plane(), planes = solver.planes();
-  // The cells of rank `owner`'s root patches in canonical order that lie in planes
-  // [lo, lo + count), their cells in patch order: f(patch, cell index, z).
-  auto each_cell = [&](int owner, int lo, int count, auto&& f) {
-    for (const int g : m.groups(0)) {
-      if (!partition_->owns(owner, g)) continue;
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
-        const auto& o = m.patch(g + c).corner;
-        for (int k = 0; k < kN; ++k) {
-          if (o[2] + k < lo || o[2] + k >= lo + count) continue;
-          for (int j = 0; j < kN; ++j)
-            for (int i = 0; i < kN; ++i)
-              f(g + c, (k * kN + j) * kN + i,
-                (std::size_t(o[2] + k - lo) * n1 + o[1] + j) * n0 + o[0] + i);
-        }
-      }
-    }
-  };
+  // To each rank the cells of this rank's root patches in its planes (patch_runs' order).
   std::vector<std::vector<double>> send(comm_->size());
-  for (int q = 0; q < comm_->size(); ++q)
-    each_cell(rank, solver.first_plane(q), solver.planes(q), [&](int p, int a, std::size_t) {
-      const Real* u = m.current(p);
-      send[q].push_back(source_field_ >= 0
-                            ? double(u[a]) +
-                                  double(u[std::size_t(source_field_) * mesh::kPatchCells + a])
-                            : double(u[a]));
-    });
+  for (int q = 0; q < comm_->size(); ++q) {
+    std::size_t total = 0;
+    const auto runs =
+        patch_runs(m, *partition_, rank, solver.first_plane(q), solver.planes(q), total);
+    send[q].resize(total);
+#pragma omp parallel for schedule(static)
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const Real* u = m.current(runs[r].patch);
+      const Real* src =
+          source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
+      double* to = send[q].data() + runs[r].at;
+      for (int a = runs[r].k0 * kN * kN; a < runs[r].k1 * kN * kN; ++a)
+        *to++ = src ? double(u[a]) + double(src[a]) : double(u[a]);
+    }
+  }
   const auto got = comm_->exchange(std::move(send));
   out.assign(std::size_t(planes) * n1 * n0, 0.0);
   // Agreed: a rank that finds a wrong count stops every rank here, none waits in the solve.
   parallel::agreed(*comm_, [&] {
     for (int q = 0; q < comm_->size(); ++q) {
-      std::size_t at = 0;
-      each_cell(q, first, planes, [&](int, int, std::size_t to) {
-        if (at >= got[q].size())
-          throw Error(ErrorKind::kInternal,
-                      strprintf("root density of self-gravity: rank %d sent too few values", q));
-        out[to] = got[q][at++];
-      });
-      if (at != got[q].size())
+      std::size_t total = 0;
+      const auto runs = patch_runs(m, *partition_, q, first, planes, total);
+      if (total != got[q].size())
         throw Error(ErrorKind::kInternal,
-                    strprintf("root density of self-gravity: rank %d sent too many values", q));
+                    strprintf("root density of self-gravity: rank %d sent %zu values, %zu "
+                              "expected",
+                              q, got[q].size(), total));
+#pragma omp parallel for schedule(static)
+      for (std::size_t r = 0; r < runs.size(); ++r) {
+        const auto& o = m.patch(runs[r].patch).corner;
+        const double* from = got[q].data() + runs[r].at;
+        for (int k = runs[r].k0; k < runs[r].k1; ++k)
+          for (int j = 0; j < kN; ++j, from += kN)
+            std::copy_n(from, kN,
+                        out.data() + (std::size_t(o[2] + k - first) * n1 + o[1] + j) * n0 + o[0]);
+      }
     }
   });
 }
@@ -102,62 +130,90 @@ namespace tessera::gravity {
 void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solver) {
   const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
   const std::size_t plane = std::size_t(g1) * g0;
+  constexpr int kBox = 2 * kN + 2;  // a root family and one cell around it
   // The root families each rank holds (its own and its buffer copies, whose potential
-  // field solve() writes too).
+  // field solve() writes too), as the lowest ghosted index of their box.
   std::vector<double> held;
-  for (const int g : m.groups(0))
-    if (m.holds(g)) held.push_back(g);
+  for (const int g : m.groups(0)) {
+    if (!m.holds(g)) continue;
+    std::array<int, 3> c = m.patch(g).corner;
+    for (int p = 1; p < mesh::kFamilySize; ++p)
+      for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
+    // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family start at c.
+    held.push_back(double(c[2]) * plane + double(c[1]) * g0 + c[0]);
+  }
   auto holders = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), held));
   holders[rank] = std::move(held);
-  // The cells of the ghosted grid that rank `reader` reads, in ghosted planes
-  // [lo, lo + count), as indices into phi_ in a fixed order (duplicates allowed): the 18^3
-  // box around each root family it holds, which its kicks read. The boxes cover exterior()'s
-  // reads as well: a refined level reads the layer outside the domain next to the root
-  // patches its ghost values are interpolated from, which the rank holds.
-  auto each_needed = [&](int reader, int lo, int count, auto&& f) {
-    const int hi = lo + count;
-    for (const double family : holders[reader]) {
-      const int g = static_cast<int>(family);
-      if (g < 0 || g + mesh::kFamilySize > m.num_patches())
-        throw Error(
-            ErrorKind::kInternal,
-            strprintf("root potential of self-gravity: rank %d holds no family %d", reader, g));
-      std::array<int, 3> c = m.patch(g).corner;
-      for (int p = 1; p < mesh::kFamilySize; ++p)
-        for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
-      // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family.
-      for (int t = std::max(c[2], lo); t < std::min(c[2] + 2 * kN + 2, hi); ++t)
-        for (int b = c[1]; b < c[1] + 2 * kN + 2; ++b)
-          for (int a = c[0]; a < c[0] + 2 * kN + 2; ++a) f(t * plane + std::size_t(b) * g0 + a);
+  // What rank `reader` reads of ghosted planes [lo, lo + count): the kBox^3 box around each
+  // root family it holds (its kicks read one cell around its patches), in its order, each
+  // box's cells in index order, duplicates included. The boxes cover exterior()'s reads as
+  // well: a refined level reads the layer outside the domain next to the root patches its
+  // ghost values are interpolated from, which the rank holds. offsets: where each box's
+  // cells begin in the message, and its length last.
+  auto offsets = [&](int reader, int lo, int count) {
+    const auto& boxes = holders[reader];
+    std::vector<std::size_t> at(boxes.size() + 1, 0);
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      const std::size_t corner = static_cast<std::size_t>(boxes[b]);
+      const int t = int(corner / plane);
+      if (corner % g0 + kBox > std::size_t(g0) || (corner % plane) / g0 + kBox > std::size_t(g1) ||
+          t + kBox > g2)
+        throw Error(ErrorKind::kInternal,
+                    strprintf("root potential of self-gravity: rank %d holds a box beyond the "
+                              "grid",
+                              reader));
+      const int rows = std::max(0, std::min(t + kBox, lo + count) - std::max(t, lo));
+      at[b + 1] = at[b] + std::size_t(rows) * kBox * kBox;
     }
+    return at;
   };
-  const int first = solver.first_ghosted();
-  const double* mine = solver.ghosted();
+  // f(index into phi_, index into the message) for each of those cells, in parallel over
+  // the planes (the calls of one plane, duplicates included, run on one thread).
+  auto each_needed = [&](int reader, int lo, int count, const std::vector<std::size_t>& at,
+                         auto&& f) {
+    const auto& boxes = holders[reader];
+#pragma omp parallel for schedule(static)
+    for (int t = lo; t < lo + count; ++t)
+      for (std::size_t b = 0; b < boxes.size(); ++b) {
+        const std::size_t corner = static_cast<std::size_t>(boxes[b]);
+        const int t0 = int(corner / plane);
+        if (t < t0 || t >= t0 + kBox) continue;
+        const std::size_t row0 = at[b] + std::size_t(t - std::max(t0, lo)) * kBox * kBox;
+        const std::size_t base = std::size_t(t) * plane + corner % plane;
+        for (int bb = 0; bb < kBox; ++bb)
+          for (int aa = 0; aa < kBox; ++aa)
+            f(base + std::size_t(bb) * g0 + aa, row0 + std::size_t(bb) * kBox + aa);
+      }
+  };
+  const int first = solver.first_ghosted(), count = solver.ghosted_planes();
+  const double* mine = solver.ghosted() - first * plane;  // indexed by ghosted cell
   std::vector<std::vector<double>> send(comm_->size());
   parallel::agreed(*comm_, [&] {
     for (int q = 0; q < comm_->size(); ++q) {
-      if (q == rank) continue;
-      each_needed(q, first, solver.ghosted_planes(),
-                  [&](std::size_t a) { send[q].push_back(mine[a - first * plane]); });
+      const auto at = offsets(q, first, count);
+      if (q == rank) {
+        each_needed(q, first, count, at, [&](std::size_t a, std::size_t) { phi_[a] = mine[a]; });
+        continue;
+      }
+      send[q].resize(at.back());
+      double* to = send[q].data();
+      each_needed(q, first, count, at, [&](std::size_t a, std::size_t i) { to[i] = mine[a]; });
     }
-    each_needed(rank, first, solver.ghosted_planes(),
-                [&](std::size_t a) { phi_[a] = mine[a - first * plane]; });
   });
   const auto got = comm_->exchange(std::move(send));
   const EvenPieces pieces{g2, comm_->size()};
   parallel::agreed(*comm_, [&] {
     for (int q = 0; q < comm_->size(); ++q) {
       if (q == rank) continue;
-      std::size_t at = 0;
-      each_needed(rank, pieces.first(q), pieces.size(q), [&](std::size_t a) {
-        if (at >= got[q].size())
-          throw Error(ErrorKind::kInternal,
-                      strprintf("root potential of self-gravity: rank %d sent too few values", q));
-        phi_[a] = got[q][at++];
-      });
-      if (at != got[q].size())
+      const auto at = offsets(rank, pieces.first(q), pieces.size(q));
+      if (at.back() != got[q].size())
         throw Error(ErrorKind::kInternal,
-                    strprintf("root potential of self-gravity: rank %d sent too many values", q));
+                    strprintf("root potential of self-gravity: rank %d sent %zu values, %zu "
+                              "expected",
+                              q, got[q].size(), at.back()));
+      const double* from = got[q].data();
+      each_needed(rank, pieces.first(q), pieces.size(q), at,
+                  [&](std::size_t a, std::size_t i) { phi_[a] = from[i]; });
     }
   });
 }
