@@ -1,14 +1,17 @@
 #!/usr/bin/python3
-"""Time series of the conserved totals from a Tessera log, saved as a PNG.
+"""Time series of the conserved totals from a Tessera history file or log, saved as a PNG.
 
-Usage: plot_totals.py LOG [LOG ...] [--out FILE.png]
+Usage: plot_totals.py FILE [FILE ...] [--out FILE.png]
 
-Reads the "totals:" lines of `tessera run` logs (every run.log_interval steps when that is
-set, e.g. run.log_interval=1; about once a minute otherwise; several logs,
-e.g. of a run and its restarts, are joined in order of time; a step repeated after a restart
-is taken once). Plots the relative change of mass and energy and the change of each
-momentum component (relative to the initial total momentum magnitude, or absolute when that
-is zero). Prints the PNG path and the largest relative change of mass and energy.
+Reads a run's history file (<output.dir>/<problem>.hst, output.history: a row at the first
+step and every output.history_interval steps or with each totals line of the log), or the
+"totals:" lines of `tessera run` logs (every run.log_interval steps when that is set, e.g.
+run.log_interval=1; about once a minute otherwise). Several files, e.g. the logs of a run and
+its restarts, are joined in order of time; a step repeated after a restart is taken once.
+Plots the relative change of mass and energy and the change of each momentum component in
+units of the system's momentum scale sqrt(2 M E) at the first row (mass times a typical
+speed: meaningful whether the net momentum starts at zero, as in a shock tube, or not).
+Prints the PNG path and the largest relative change of mass and energy.
 
 Exit codes: 0 done; 2 bad input (a bad option, a missing file or a directory, a plot file
 or checkpoint instead of a log, fewer than two "totals:" lines in all); 3 a file that
@@ -57,13 +60,49 @@ def read_totals(log, rows):
     return found
 
 
+HISTORY = "# Tessera history of problem "
+
+
+def read_history(path, rows):
+    """Adds the rows of a history file to rows {step: [t, mass, momx, momy, momz, energy]};
+    returns how many it found."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        f.readline()
+        names = [c.split("=", 1)[-1] for c in f.readline().split()[1:]]
+    need = ["step", "time", "mass", "momx", "momy", "momz", "energy"]
+    missing = [n for n in need if n not in names]
+    if missing:
+        raise bad_input(f"{path}: a history file without the column(s) {', '.join(missing)} "
+                        f"(an isothermal run has no energy); its columns: {' '.join(names)}")
+    try:
+        data = np.loadtxt(path, ndmin=2)
+    except ValueError as error:
+        raise bad_input(f"{path}: not readable as a history file: {error}")
+    for row in data:
+        rows[int(row[names.index("step")])] = [row[names.index(n)] for n in need[1:]]
+    return len(data)
+
+
+def read_file(path, rows):
+    """A history file or a log."""
+    check_file(path, LOG + " or a history file (<problem>.hst)", series="*.log")
+    if file_kind(path) != "hdf5":
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if f.readline().startswith(HISTORY):
+                    return read_history(path, rows)
+        except OSError as error:
+            raise tessera_files.unreadable(f"{path}: cannot be read: {tessera_files.reason(error)}")
+    return read_totals(path, rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("logs", nargs="+", help="log files of tessera run")
+    parser.add_argument("logs", nargs="+", help="history files (.hst) or logs of tessera run")
     parser.add_argument("--out", help="PNG to write (default: first LOG with .totals.png)")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     rows = {}
-    found = sum(read_totals(log, rows) for log in args.logs)
+    found = sum(read_file(log, rows) for log in args.logs)
     if len(rows) < 2:
         which = args.logs[0] if len(args.logs) == 1 else ", ".join(args.logs)
         what = (f"{found} 'totals:' line{'s' * (found != 1)}" if found < 2
@@ -74,8 +113,9 @@ def main(argv=None):
     t, mass, mom, energy = data[:, 0], data[:, 1], data[:, 2:5], data[:, 5]
     rel_mass = (mass - mass[0]) / abs(mass[0])
     rel_energy = (energy - energy[0]) / abs(energy[0])
-    p0 = float(np.linalg.norm(mom[0]))
-    dmom = (mom - mom[0]) / (p0 if p0 > 0 else 1.0)
+    # The momentum scale: sqrt(2 M E), mass times a typical speed of the initial state.
+    scale = float(np.sqrt(2 * abs(mass[0]) * abs(energy[0])))
+    dmom = (mom - mom[0]) / (scale if scale > 0 else 1.0)
 
     import matplotlib
 
@@ -89,10 +129,10 @@ def main(argv=None):
     a1.legend()
     for d, name in enumerate("xyz"):
         a2.plot(t, dmom[:, d], label=f"momentum {name}")
-    a2.set_ylabel("change / |p(0)|" if p0 > 0 else "change")
+    a2.set_ylabel("change / sqrt(2 M E)" if scale > 0 else "change")
     a2.set_xlabel("t")
     a2.legend()
-    fig.suptitle(f"conserved totals ({len(rows)} log lines)")
+    fig.suptitle(f"conserved totals ({len(rows)} rows)")
     fig.tight_layout()
     out = args.out or os.path.splitext(args.logs[0])[0] + ".totals.png"
     try:

@@ -6,6 +6,7 @@
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/schema.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/history.hpp"
 #include "tessera/io/output_dir.hpp"
 
 namespace tessera::evolve {
@@ -104,6 +105,13 @@ void claim_output_dir(const Params& params, const std::string& run_id,
     const auto id = io::plot_run_id(f);
     if (id && !id->empty() && *id != run_id) plots.push_back(f);
   }
+  // The history file: a new run's rows would continue another run's.
+  const std::string history = io::history_file_name(dir, problem);
+  std::error_code exists_ec;
+  if (fs::exists(history, exists_ec)) {
+    const auto id = io::history_run_id(history);
+    if (fresh || (id && *id != run_id)) plots.push_back(history);
+  }
   for (const std::string& f : io::list_checkpoints(dir, problem)) {
     std::error_code ec;
     if (!fresh && fs::equivalent(f, checkpoint_path, ec)) continue;
@@ -142,6 +150,10 @@ void claim_output_dir(const Params& params, const std::string& run_id,
   };
   for (const std::string& f : others) remove(f, "checkpoint");
   for (const std::string& f : plots) {
+    if (f == history) {
+      remove(f, "history file");
+      continue;
+    }
     remove(f, "plot file");
     std::error_code ec;
     fs::remove(f + ".xdmf", ec);  // its companion, if there is one

@@ -320,6 +320,23 @@ std::vector<ParamSpec> core_specs() {
       real("output", "dt", 0.0, {0, kInf},
            "simulation time between plot files; 0 writes only the first and the last"),
       {"output", "enabled", ParamType::kBool, true, "write plot files at all", {}, 0, {}},
+      {"output",
+       "history",
+       ParamType::kBool,
+       true,
+       "write the history file <output.dir>/<problem>.hst (with output.enabled): a row of "
+       "time, dt, conserved totals, floored cells, cells per level and wall time per stage "
+       "(cumulative) at the first step and at every row the interval asks for, readable by "
+       "numpy.loadtxt; and the end-of-run summary <problem>.summary.json",
+       {},
+       0,
+       {}},
+      integer("output", "history_interval", std::int64_t(0), {0, kInf},
+              "root steps between history rows (0: a row with each totals line of the log, "
+              "or by output.history_dt). A row sums the whole mesh: on a run kept on the "
+              "GPU it copies the data to the host, so every step costs speed"),
+      real("output", "history_dt", 0.0, {0, kInf},
+           "simulation time between history rows (0: off, output.history_interval rules)"),
       integer("output", "max_files", std::int64_t(10000), {1, kInf},
               "the most plot files, and the most checkpoints, that output.dt and "
               "output.checkpoint_dt may ask for over the run (run.t_end / dt, at most one per "

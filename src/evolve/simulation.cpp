@@ -365,6 +365,19 @@ RunSummary Simulation::run(const RunControl& control) {
     ScopedTimer t(timers_, Stage::kInit);
     ensure_device();
   }
+  const bool history = params_.boolean("output.enabled") && params_.boolean("output.history");
+  const long history_every = static_cast<long>(params_.integer("output.history_interval"));
+  const double history_dt = params_.real("output.history_dt");
+  if (history && !history_) {
+    parallel::agreed(*comm_, [&] {
+      if (comm_->rank() == 0)
+        history_ = std::make_unique<io::HistoryFile>(
+            io::history_file_name(params_.string("output.dir"), problem_name_), history_columns(),
+            run_id_, problem_name_, restarted_ ? step_ : -1);
+    });
+    if (!restarted_) write_history_row(0.0);
+  }
+  next_history_ = history_dt > 0 ? (std::floor(time_ / history_dt) + 1) * history_dt : inf;
   RunSummary summary;
   if (!restarted_) {
     totals0_ = conserved_totals();
@@ -442,6 +455,7 @@ RunSummary Simulation::run(const RunControl& control) {
       // steps, else about every minute (six step lines).
       // Decisions from wall-clock times are agreed between the ranks: the totals line is a
       // collective.
+      bool totals_logged = false;
       const bool due = log_every > 0 ? step_ % log_every == 0
                                      : agree(!logged_step || w1 - log_wall >= log_seconds);
       if (due || finishing) {
@@ -456,12 +470,20 @@ RunSummary Simulation::run(const RunControl& control) {
             agree(w1 - totals_wall >= 6 * log_seconds)) {
           log_totals_line();
           totals_wall = w1;
+          totals_logged = true;
         }
         logged_step = true;
         log_wall = w1;
         log_output = out;
         parallel::forward_rank_messages(*comm_);
       }
+      // History rows: by steps, by simulated time, or with the totals lines; the last step's
+      // always.
+      if (history && (finishing || (history_every > 0 && step_ % history_every == 0) ||
+                      (history_dt > 0 && time_ >= next_history_) ||
+                      (history_every == 0 && history_dt == 0 && totals_logged)))
+        write_history_row(dt);
+      while (history_dt > 0 && next_history_ <= time_) next_history_ += history_dt;
       if (time_ >= next_plot_ || (finishing && last_plot_step_ != step_)) {
         write_plot(plot_index_++);
         last_plot_step_ = step_;
@@ -514,6 +536,10 @@ RunSummary Simulation::run(const RunControl& control) {
   summary.plot_files = params_.boolean("output.enabled") ? plot_index_ : 0;
 
   log_run_summary(summary, updates, pipeline_wall);
+  if (params_.boolean("output.enabled") && params_.boolean("output.history"))
+    parallel::agreed(*comm_, [&] {
+      if (comm_->rank() == 0) write_summary_json(summary);
+    });
   return summary;
 }
 

@@ -259,4 +259,24 @@ void Simulation::write_plot(int index) {
   log_line("wrote %s", path.c_str());
 }
 
+std::vector<std::string> Simulation::history_columns() const {
+  std::vector<std::string> c = {"step", "time", "dt"};
+  for (int v = 0; v < fields_.size(); ++v) {
+    if (!fields_[v].flux_corrected) continue;
+    const std::string& name = fields_[v].name;
+    // A scalar's total is the mass it marks (density x concentration), which the plot
+    // files' field of the same name (the concentration) is not.
+    const bool scalar = name.size() > 1 && name[0] == 'r' && name != "rho";
+    c.push_back(scalar ? "mass_" + name : total_name(name).brief);
+  }
+  if (gravity_) c.push_back("potential_energy");
+  c.push_back("floors");
+  for (int level = 0; level <= refinement_.max_level; ++level)
+    c.push_back(strprintf("cells_L%d", level));
+  c.push_back("wall");
+  for (int s = 0; s < static_cast<int>(Stage::kCount); ++s)
+    c.push_back(std::string("wall_") + stage_name(Stage(s)));
+  return c;
+}
+
 }  // namespace tessera::evolve

@@ -67,6 +67,12 @@ out=$($py "$src/scripts/plot_totals.py" "$work/sedov.log" --out "$work/totals.pn
 png_ok "$work/totals.png" || fail "plot_totals.py wrote no PNG"
 echo "$out" | grep -q "largest relative change: mass [0-9.]*e-1[0-9]" ||
   fail "plot_totals.py: unexpected summary '$out'"
+# The same from the run's history file (output.history), whose rows begin at step 0.
+out=$($py "$src/scripts/plot_totals.py" "$work/sedov/sedov.hst" --out "$work/totals_hst.png") ||
+  fail "plot_totals.py (history file) exited $?"
+png_ok "$work/totals_hst.png" || fail "plot_totals.py (history file) wrote no PNG"
+echo "$out" | grep -q "largest relative change: mass [0-9.]*e-1[0-9]" ||
+  fail "plot_totals.py (history file): unexpected summary '$out'"
 
 # MHD turbulence energies from the plot files of a small run: the first row has the
 # initial rms Mach number problem.mach = 10 and no field fluctuations, and the kinetic

@@ -22,6 +22,7 @@
 #include "tessera/exec/flux_register.hpp"
 #include "tessera/exec/pipeline.hpp"
 #include "tessera/io/checkpoint.hpp"
+#include "tessera/io/history.hpp"
 #include "tessera/io/plot_output.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/parallel/comm.hpp"
@@ -253,6 +254,11 @@ class Simulation {
   // Plot-file fields computed from the mesh (div B with mhd.plot_divb).
   std::vector<io::DerivedField> derived_plot_fields() const;
   void log_totals_line() const;
+  // The history file's columns, and one of its rows (a collective: the totals), output.history.
+  std::vector<std::string> history_columns() const;
+  void write_history_row(double dt);
+  // "<output.dir>/<problem>.summary.json" from machine_summary (rank 0).
+  void write_summary_json(const RunSummary& run) const;
   void log_total_changes(const std::vector<double>& totals) const;
   void remove_stale_temporaries() const;
   void prune_checkpoints(const std::string& newest) const;
@@ -336,6 +342,8 @@ class Simulation {
   long long floored_ = 0;
   Timers timers_;
   double time_ = 0;
+  std::unique_ptr<io::HistoryFile> history_;  // rank 0, with output.history
+  double next_history_ = 0;
   long step_ = 0;
   bool initialized_ = false;
   bool restarted_ = false;
