@@ -3,6 +3,7 @@
 #include "tessera/core/params.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -130,6 +131,19 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
     if (d < best_d) best_d = d, best = c;
   }
   return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+// For a value outside a choice list: the choice a common other name means (a user who
+// types run.backend = "gpu" means "cuda", not the "cpu" one letter away), else the closest.
+std::string choice_suggestion(const std::string& word, const std::vector<std::string>& choices) {
+  static const std::pair<const char*, const char*> kMeans[] = {
+      {"gpu", "cuda"}, {"nvidia", "cuda"}, {"device", "cuda"}, {"host", "cpu"}};
+  std::string lower = word;
+  for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  for (const auto& [other, choice] : kMeans)
+    if (lower == other && std::find(choices.begin(), choices.end(), choice) != choices.end())
+      return std::string(" (did you mean '") + choice + "'?)";
+  return suggestion(word, choices);
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
@@ -282,7 +296,7 @@ ParamValue convert(const ParamSpec& spec, const TomlValue& v, const std::string&
           std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
         fail(where, spec.name() + " = " + quote_for_message(s, kShownChars) +
                         " is not allowed: expected " + spec.expected() +
-                        suggestion(s, spec.choices));
+                        choice_suggestion(s, spec.choices));
       return s;
     }
     case ParamType::kRealList: {

@@ -75,6 +75,8 @@ HistoryFile::HistoryFile(std::string path, std::vector<std::string> columns,
           path_.c_str(), aside.c_str());
     }
   }
+  const fs::path parent = fs::path(path_).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);  // a failure shows at fopen
   file_ = std::fopen(path_.c_str(), "w");
   if (!file_) io_error("cannot write the history file", path_);
   std::fprintf(file_, "%s\n%s\n", first.c_str(), names.c_str());

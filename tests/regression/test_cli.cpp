@@ -140,6 +140,9 @@ TEST(CliBadInput, InvalidChoiceListsChoices) {
       write_params("choice.toml", std::string(kMinimal) + "[hydro]\nriemann = \"roe\"\n");
   expect_input_error(run("check " + f),
                      {f + ":8", "hydro.riemann", "one of: auto, hllc, hlld, hll, llf"});
+  // Another name of a choice suggests that choice, not the nearest spelling ("cpu").
+  expect_input_error(run("check " + kSod + " run.backend=gpu"),
+                     {"run.backend", "(did you mean 'cuda'?)"});
 }
 
 TEST(CliBadInput, MissingRequiredKey) {
