@@ -368,7 +368,8 @@ RunSummary Simulation::run(const RunControl& control) {
   const bool history = params_.boolean("output.enabled") && params_.boolean("output.history");
   const long history_every = static_cast<long>(params_.integer("output.history_interval"));
   const double history_dt = params_.real("output.history_dt");
-  if (history && !history_) {
+  if (history && !history_opened_) {
+    history_opened_ = true;
     parallel::agreed(*comm_, [&] {
       if (comm_->rank() == 0)
         history_ = std::make_unique<io::HistoryFile>(
@@ -398,6 +399,7 @@ RunSummary Simulation::run(const RunControl& control) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
   };
   double slowest_step = 0;  // over the last steps, for the wall-time budget
+  double last_dt = 0;       // of the last step taken
 
   try {
     while (time_ < t_end && step_ < max_steps) {
@@ -428,6 +430,7 @@ RunSummary Simulation::run(const RunControl& control) {
       const double w0 = timers_.total();
       const long long f0 = floored_;
       advance(0, time_, dt, 1.0, 1.0);
+      last_dt = dt;
       time_ = hits_target ? target : time_ + dt;
       ++step_;
       const bool regridded = refinement_.max_level > 0 && step_ % regrid_every == 0 && regrid();
@@ -508,6 +511,9 @@ RunSummary Simulation::run(const RunControl& control) {
     if (e.kind() == ErrorKind::kNumerical) write_failure_plot(e);
     throw;
   }
+  // A run stopped early (wall time, signal) records its last step as a finished one does.
+  if (history && summary.stop != StopReason::kFinished && last_history_step_ != step_)
+    write_history_row(last_dt);
   summary.loop_seconds = timers_.total() - wall0;
   summary.output_seconds = timers_.seconds(Stage::kOutput) - output0;
   if (summary.stop != StopReason::kFinished) {

@@ -31,6 +31,7 @@ void Simulation::write_history_row(double dt) {
   parallel::agreed(*comm_, [&] {
     if (history_) history_->row(row);
   });
+  last_history_step_ = step_;
 }
 
 namespace {

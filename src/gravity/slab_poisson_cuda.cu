@@ -122,17 +122,6 @@ struct Plan {
   }
 };
 
-// An instantiated CUDA graph, destroyed with its owner.
-struct Graph {
-  cudaGraphExec_t exec = nullptr;
-  Graph() = default;
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  ~Graph() {
-    if (exec) cudaGraphExecDestroy(exec);
-  }
-};
-
 std::vector<double> to_doubles(const void* data, std::size_t bytes) {
   std::vector<double> v((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
   if (bytes) std::memcpy(v.data(), data, bytes);
@@ -183,6 +172,9 @@ class CudaSlabSolve final : public DeviceSlabSolve {
       if (modes)
         TESSERA_CUDA_CHECK(cudaMemcpy(mult_.get(), multipliers.data(), modes * sizeof(double),
                                       cudaMemcpyHostToDevice));
+      // The copies above are from pageable memory on the default stream: complete before
+      // the solves' stream reads the buffers.
+      TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
       // One plane (2D, x fastest: cuFFT's row-major [m1][m0]), or one y-row's m2 x nh block
       // along z (stride nh between the elements of a transform, 1 between transforms).
       int xy[2] = {m_[1], m_[0]}, z = m_[2];
@@ -291,40 +283,6 @@ class CudaSlabSolve final : public DeviceSlabSolve {
   int in_count() const { return in_.size(rank_); }
   int y_count() const { return rows_.size(rank_); }
   int out_count() const { return out_.size(rank_); }
-
-  // Runs `launch`, a loop of `count` cuFFT executions on the stream, through a CUDA graph
-  // captured at its first call: the same kernels on the same buffers, without the host's
-  // cost of launching thousands of small transforms one by one (which bounds the passes
-  // otherwise). Where capture fails, the loops run directly from then on.
-  template <class F>
-  void replay(Graph& g, int count, F&& launch) {
-    if (count == 0) return;
-    cudaStream_t s = stream_.get();
-    if (!g.exec && capture_ok_) {
-      bool ok = cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
-      if (ok) {
-        try {
-          launch();
-        } catch (...) {
-          ok = false;
-        }
-        cudaGraph_t graph = nullptr;
-        ok = cudaStreamEndCapture(s, &graph) == cudaSuccess && ok && graph &&
-             cudaGraphInstantiate(&g.exec, graph, 0) == cudaSuccess;
-        if (graph) cudaGraphDestroy(graph);
-      }
-      if (!ok) {
-        cudaGetLastError();
-        if (g.exec) cudaGraphExecDestroy(g.exec);
-        g.exec = nullptr;
-        capture_ok_ = false;
-      }
-    }
-    if (g.exec)
-      TESSERA_CUDA_CHECK(cudaGraphLaunch(g.exec, s));
-    else
-      launch();
-  }
 
   // Rank `from`'s piece for rank `to`: its offset in the sender's pack buffer, and where it
   // goes in the receiver's buffer (a 2D copy: `height` runs of `width` complex numbers,
@@ -527,8 +485,6 @@ class CudaSlabSolve final : public DeviceSlabSolve {
   DeviceBuffer<double> ghost_;    // the ghosted potential planes
   DeviceBuffer<int> out_planes_;  // the transform's planes behind every rank's ghosted ones
   Plan xy_forward_, xy_backward_, z_plan_;
-  Graph graphs_[4];                                // the four passes' loops (replay)
-  bool capture_ok_ = true;                         // false once a capture failed
   std::vector<Complex*> peer_spec_, peer_planes_;  // [rank]: its buffers, mapped (peer)
   std::vector<bool> peer_;
   Stream stream_;

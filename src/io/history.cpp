@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -60,7 +61,19 @@ HistoryFile::HistoryFile(std::string path, std::vector<std::string> columns,
           kept.push_back(line);
           continue;
         }
-        if (std::stoll(line) > restart_step) break;  // the replaced continuation
+        // A row of the right width whose step is a number; else (a row cut off by a crash)
+        // it and the rest are dropped.
+        std::istringstream words(line);
+        long long step = 0;
+        std::size_t width = 0;
+        bool number = static_cast<bool>(words >> step);
+        for (std::string w; number && words >> w;) ++width;
+        if (!number || width + 1 != columns_) {
+          log_line("history: '%s': a malformed row (cut off?) and the rows after it dropped",
+                   path_.c_str());
+          break;
+        }
+        if (step > restart_step) break;  // the replaced continuation
         kept.push_back(line);
       }
     } else {
@@ -77,12 +90,21 @@ HistoryFile::HistoryFile(std::string path, std::vector<std::string> columns,
   }
   const fs::path parent = fs::path(path_).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);  // a failure shows at fopen
-  file_ = std::fopen(path_.c_str(), "w");
+  // Written whole under a temporary name and renamed, so that a failure here leaves the
+  // earlier file as it was; then appended to.
+  const std::string temporary = path_ + ".tmp";
+  std::FILE* f = std::fopen(temporary.c_str(), "w");
+  if (!f) io_error("cannot write the history file", temporary);
+  std::fprintf(f, "%s\n%s\n", first.c_str(), names.c_str());
+  for (const std::string& line : kept) std::fprintf(f, "%s\n", line.c_str());
+  if (restart_step >= 0) std::fprintf(f, "# restart from step %lld\n", restart_step);
+  const bool written = std::fflush(f) == 0;
+  if (std::fclose(f) != 0 || !written || std::rename(temporary.c_str(), path_.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    io_error("cannot write the history file", path_);
+  }
+  file_ = std::fopen(path_.c_str(), "a");
   if (!file_) io_error("cannot write the history file", path_);
-  std::fprintf(file_, "%s\n%s\n", first.c_str(), names.c_str());
-  for (const std::string& line : kept) std::fprintf(file_, "%s\n", line.c_str());
-  if (restart_step >= 0) std::fprintf(file_, "# restart from step %lld\n", restart_step);
-  if (std::fflush(file_) != 0) io_error("cannot write the history file", path_);
 }
 
 HistoryFile::~HistoryFile() {

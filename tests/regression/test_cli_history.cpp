@@ -137,6 +137,20 @@ TEST(CliHistory, RowsSummaryAndRestart) {
   for (std::size_t r = 0; r < h.rows.size(); ++r)
     for (std::size_t c = 0; c < wall; ++c)
       EXPECT_EQ(again.rows[r].at(c), h.rows[r].at(c)) << "row " << r << ", column " << c + 1;
+
+  // A row cut off at the end (a run killed while writing it) is dropped by the next
+  // restart, which goes on from the last checkpoint.
+  std::ofstream(dir / "sod.hst", std::ios::app) << "8 2.5e-02 3.0";
+  const auto more = tessera::testing::run_tessera(
+      sod + " run.max_steps=9 --restart " + (dir / "sod.chk.00000007.h5").string());
+  ASSERT_EQ(more.status, 0) << more.output;
+  EXPECT_NE(more.output.find("a malformed row (cut off?)"), std::string::npos) << more.output;
+  steps.clear();
+  for (const auto& r : read_history(dir / "sod.hst").rows) {
+    EXPECT_EQ(r.size(), width);
+    steps.push_back(r.at(0));
+  }
+  EXPECT_EQ(steps, (std::vector<std::string>{"0", "2", "4", "6", "7", "8", "9"}));
 }
 
 }  // namespace

@@ -343,6 +343,8 @@ class Simulation {
   Timers timers_;
   double time_ = 0;
   std::unique_ptr<io::HistoryFile> history_;  // rank 0, with output.history
+  bool history_opened_ = false;               // on every rank
+  long last_history_step_ = -1;
   double next_history_ = 0;
   long step_ = 0;
   bool initialized_ = false;
