@@ -67,6 +67,10 @@ out=$($py "$src/scripts/plot_totals.py" "$work/sedov.log" --out "$work/totals.pn
 png_ok "$work/totals.png" || fail "plot_totals.py wrote no PNG"
 echo "$out" | grep -q "largest relative change: mass [0-9.]*e-1[0-9]" ||
   fail "plot_totals.py: unexpected summary '$out'"
+# --help prints the usage and runs nothing.
+"$src/scripts/bench" --help | grep -q -- "--ranks" || fail "scripts/bench --help: no usage"
+"$src/scripts/validation" --help | grep -q "TESSERA_VALIDATION_DIR" ||
+  fail "scripts/validation --help: no usage"
 # The same from the run's history file (output.history), whose rows begin at step 0.
 out=$($py "$src/scripts/plot_totals.py" "$work/sedov/sedov.hst" --out "$work/totals_hst.png") ||
   fail "plot_totals.py (history file) exited $?"
