@@ -265,8 +265,8 @@ int command_problems() {
   return 0;
 }
 
-int command_params() {
-  std::fputs(parameter_reference_markdown().c_str(), stdout);
+int command_params(const std::string& only) {
+  std::fputs(parameter_reference_markdown(only).c_str(), stdout);
   return 0;
 }
 

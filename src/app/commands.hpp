@@ -24,7 +24,7 @@ int command_verify(const std::string& checkpoint);
 int command_analytic(const std::string& file, const std::vector<std::string>& overrides,
                      double time);
 int command_problems();
-int command_params();
+int command_params(const std::string& only);
 std::string version_text();
 
 }  // namespace tessera::app

@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   analytic->add_option("--time", time, "simulation time")->required();
   auto* problems = app.add_subcommand("problems", "list the problems with a description");
   auto* params = app.add_subcommand("params", "print the parameter reference (Markdown)");
+  std::string params_only;
+  params->add_option("section", params_only,
+                     "only this section (e.g. gravity) or problem (e.g. sedov; problem: all)");
 
   try {
     app.parse(argc, argv);
@@ -106,7 +109,7 @@ int main(int argc, char** argv) {
     } else if (*problems) {
       code = tessera::app::command_problems();
     } else if (*params) {
-      code = tessera::app::command_params();
+      code = tessera::app::command_params(params_only);
     }
   } catch (const tessera::Error& e) {
     report(e, "error", e.what(), e.exit_code());

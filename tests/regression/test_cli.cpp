@@ -102,6 +102,16 @@ TEST(Cli, ParamsReferenceListsProblemKeys) {
   const Result r = run("params");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.output.find("`problem.rho_l`"), std::string::npos);
+  // One section, or one problem's keys.
+  const Result gravity = run("params gravity");
+  EXPECT_EQ(gravity.status, 0);
+  EXPECT_NE(gravity.output.find("`gravity.sor_omega`"), std::string::npos);
+  EXPECT_EQ(gravity.output.find("`hydro.cfl`"), std::string::npos);
+  const Result sod = run("params sod");
+  EXPECT_EQ(sod.status, 0);
+  EXPECT_NE(sod.output.find("`problem.rho_l`"), std::string::npos);
+  EXPECT_EQ(sod.output.find("`gravity.G`"), std::string::npos);
+  expect_input_error(run("params gravty"), {"no section or problem 'gravty'", "gravity, amr"});
 }
 
 TEST(CliBadInput, UnknownKeyNamesFileLineAndSuggestion) {

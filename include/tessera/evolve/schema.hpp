@@ -25,6 +25,6 @@ bool may_change_on_restart(const std::string& name);
 std::string restart_changeable_keys(bool markdown);
 
 // Markdown reference of every parameter (core sections, then each problem).
-std::string parameter_reference_markdown();
+std::string parameter_reference_markdown(const std::string& only = "");
 
 }  // namespace tessera
