@@ -62,13 +62,6 @@ dim3 copy_grid(std::size_t patches, std::size_t patch_reals) {
       static_cast<unsigned>((patch_reals + kThreads * kPerThread - 1) / (kThreads * kPerThread)));
 }
 
-// Bytes carried in doubles, for Comm::exchange.
-std::vector<double> to_doubles(const void* data, std::size_t bytes) {
-  std::vector<double> v((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
-  if (bytes) std::memcpy(v.data(), data, bytes);
-  return v;
-}
-
 class CudaHalo final : public DeviceHalo {
  public:
   CudaHalo(CudaDeviceMesh& dm, const mesh::Mesh& m, parallel::Comm& comm, const HaloPlan& plan,
@@ -260,14 +253,14 @@ class CudaHalo final : public DeviceHalo {
       if (q == rank_) continue;
       auto& v = out[q];
       v.push_back(double(recv_first_[q]));
-      for (const double x : to_doubles(&mem, sizeof mem)) v.push_back(x);
-      for (const double x : to_doubles(&event, sizeof event)) v.push_back(x);
+      for (const double x : parallel::bytes_as_doubles(&mem, sizeof mem)) v.push_back(x);
+      for (const double x : parallel::bytes_as_doubles(&event, sizeof event)) v.push_back(x);
       v.push_back(double(host.size()));
-      for (const double x : to_doubles(host.data(), host.size())) v.push_back(x);
+      for (const double x : parallel::bytes_as_doubles(host.data(), host.size())) v.push_back(x);
     }
     const auto got = comm_.exchange(std::move(out));
-    const std::size_t mem_words = to_doubles(&mem, sizeof mem).size();
-    const std::size_t event_words = to_doubles(&event, sizeof event).size();
+    const std::size_t mem_words = parallel::bytes_as_doubles(&mem, sizeof mem).size();
+    const std::size_t event_words = parallel::bytes_as_doubles(&event, sizeof event).size();
     try {
       for (int q = 0; q < ranks_; ++q) {
         if (q == rank_ || send_first_[q + 1] == send_first_[q]) continue;

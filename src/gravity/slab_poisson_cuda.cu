@@ -122,12 +122,6 @@ struct Plan {
   }
 };
 
-std::vector<double> to_doubles(const void* data, std::size_t bytes) {
-  std::vector<double> v((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
-  if (bytes) std::memcpy(v.data(), data, bytes);
-  return v;
-}
-
 class CudaSlabSolve final : public DeviceSlabSolve {
  public:
   CudaSlabSolve(const DeviceSlabSetup& s, const std::vector<double>& multipliers,
@@ -359,7 +353,7 @@ class CudaSlabSolve final : public DeviceSlabSolve {
           copy_piece(p, send_.get() + p.offset, forward ? peer_spec_[q] : peer_planes_[q]);
           peer_bytes_ += double(p.size() * sizeof(Complex));
         } else {
-          out[q] = to_doubles(h_send_.get() + p.offset, p.size() * sizeof(Complex));
+          out[q] = parallel::bytes_as_doubles(h_send_.get() + p.offset, p.size() * sizeof(Complex));
           host_bytes_ += double(p.size() * sizeof(Complex));
         }
       }
@@ -407,13 +401,14 @@ class CudaSlabSolve final : public DeviceSlabSolve {
     std::vector<std::vector<double>> out(ranks_);
     for (int q = 0; q < ranks_; ++q) {
       if (q == rank_) continue;
-      out[q] = to_doubles(&spec, sizeof spec);
-      for (const double x : to_doubles(&planes, sizeof planes)) out[q].push_back(x);
+      out[q] = parallel::bytes_as_doubles(&spec, sizeof spec);
+      for (const double x : parallel::bytes_as_doubles(&planes, sizeof planes)) out[q].push_back(x);
       out[q].push_back(double(host.size()));
-      for (const double x : to_doubles(host.data(), host.size())) out[q].push_back(x);
+      for (const double x : parallel::bytes_as_doubles(host.data(), host.size()))
+        out[q].push_back(x);
     }
     const auto got = comm_.exchange(std::move(out));
-    const std::size_t words = to_doubles(&spec, sizeof spec).size();
+    const std::size_t words = parallel::bytes_as_doubles(&spec, sizeof spec).size();
     long long peers = 0, hosts = 0;
     try {
       for (int q = 0; q < ranks_; ++q) {

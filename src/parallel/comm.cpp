@@ -1,6 +1,7 @@
 #include "tessera/parallel/comm.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 
 #include "tessera/core/error.hpp"
@@ -151,6 +152,12 @@ void forward_rank_messages(Comm& comm) {
 Comm& serial_comm() {
   static SerialComm comm;
   return comm;
+}
+
+std::vector<double> bytes_as_doubles(const void* data, std::size_t bytes) {
+  std::vector<double> v((bytes + sizeof(double) - 1) / sizeof(double), 0.0);
+  if (bytes) std::memcpy(v.data(), data, bytes);
+  return v;
 }
 
 }  // namespace tessera::parallel

@@ -141,8 +141,8 @@ TEST(CliHistory, RowsSummaryAndRestart) {
   // A row cut off at the end (a run killed while writing it) is dropped by the next
   // restart, which goes on from the last checkpoint.
   std::ofstream(dir / "sod.hst", std::ios::app) << "8 2.5e-02 3.0";
-  const auto more = tessera::testing::run_tessera(
-      sod + " run.max_steps=9 --restart " + (dir / "sod.chk.00000007.h5").string());
+  const auto more = tessera::testing::run_tessera(sod + " run.max_steps=9 --restart " +
+                                                  (dir / "sod.chk.00000007.h5").string());
   ASSERT_EQ(more.status, 0) << more.output;
   EXPECT_NE(more.output.find("a malformed row (cut off?)"), std::string::npos) << more.output;
   steps.clear();

@@ -139,4 +139,8 @@ void forward_rank_messages(Comm& comm);
 std::vector<double> sum_in_key_order(std::vector<std::pair<std::int64_t, const double*>> items,
                                      int width);
 
+// `bytes` of raw data carried in doubles, for Comm::exchange (which moves doubles): IPC
+// handles, host names.
+std::vector<double> bytes_as_doubles(const void* data, std::size_t bytes);
+
 }  // namespace tessera::parallel
