@@ -9,6 +9,7 @@
 #include "kernels/group_layout.hpp"
 #include "kernels/physics_kinds.hpp"
 #include "kernels/reconstruction.hpp"
+#include "kernels/reconstruction_ppm.hpp"
 #include "kernels/riemann_hll.hpp"
 #include "kernels/riemann_hllc.hpp"
 #include "kernels/riemann_hlld.hpp"
@@ -16,7 +17,7 @@
 
 namespace tessera::kernels {
 
-enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp };
+enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp, kPpm };
 // HLLC serves hydrodynamics only, HLLD MHD only (supports_riemann).
 enum class RiemannSolver { kHll, kHllc, kLlf, kHlld };
 
@@ -35,7 +36,9 @@ struct Scheme {
 
 // Ghost layers of the scheme's input box (group_layout.hpp).
 inline int ghost_width(const Scheme& s) {
-  return ghost_width(s.integrator, s.recon == Reconstruction::kPlmMcEp ? ReconPlmMcEp::kReach : 2);
+  const bool wide = s.recon == Reconstruction::kPlmMcEp || s.recon == Reconstruction::kPpm;
+  static_assert(ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3);
+  return ghost_width(s.integrator, wide ? 3 : 2);
 }
 
 // What one step of the patch-group solver needs besides the data.
@@ -100,6 +103,8 @@ void dispatch_scheme(const Scheme& s, F&& f) {
         return with_riemann(phys, ReconPlm<LimiterVanLeer>{});
       case Reconstruction::kPlmMcEp:
         return with_riemann(phys, ReconPlmMcEp{});
+      case Reconstruction::kPpm:
+        return with_riemann(phys, ReconPpm{});
     }
   };
   switch (s.physics) {

@@ -86,8 +86,8 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
-  const bool wide =
-      params.string("hydro.reconstruction") == "plm" && params.string("hydro.limiter") == "mc_ep";
+  const std::string& recon = params.string("hydro.reconstruction");
+  const bool wide = recon == "ppm" || (recon == "plm" && params.string("hydro.limiter") == "mc_ep");
   const auto integrator = params.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2
                                                                      : kernels::Integrator::kRk2;
   const int ghost = params.string("hydro.scheme") == "relaxing_tvd"

@@ -183,10 +183,14 @@ std::vector<ParamSpec> core_specs() {
       choice("hydro", "tvd_limiter", "vanleer", {"vanleer", "minmod", "mc", "superbee"},
              "flux limiter of the relaxing_tvd scheme: vanleer (harmonic mean, as Trac & Pen), "
              "minmod, mc (monotonized central) or superbee"),
-      choice("hydro", "reconstruction", "plm", {"plm", "pcm"},
-             "spatial reconstruction of primitive variables (plm: second order, pcm: first)"),
+      choice("hydro", "reconstruction", "plm", {"plm", "pcm", "ppm"},
+             "spatial reconstruction of primitive variables: plm (piecewise linear, second "
+             "order, limiter hydro.limiter), pcm (first order) or ppm (piecewise parabolic, "
+             "Colella & Woodward 1984, with the extremum-preserving limiter of Colella & "
+             "Sekora 2008; reads 3 cells per side: 6 ghost layers with rk2, 4 with vl2)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},
-             "slope limiter of plm (Wang et al. 2009 eqs. 9-11; van Leer 1974); mc_ep: MC "
+             "slope limiter of plm, unused by pcm and ppm (Wang et al. 2009 eqs. 9-11; van "
+             "Leer 1974); mc_ep: MC "
              "relaxed at smooth extrema after Colella & Sekora 2008 (second order there, "
              "reads 3 cells per side: 6 ghost layers with rk2, 4 with vl2)"),
       choice("hydro", "riemann", "auto", {"auto", "hllc", "hlld", "hll", "llf"},

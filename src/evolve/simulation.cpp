@@ -29,6 +29,8 @@ kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model)
   const std::string& limiter = p.string("hydro.limiter");
   if (p.string("hydro.reconstruction") == "pcm")
     s.recon = kernels::Reconstruction::kPcm;
+  else if (p.string("hydro.reconstruction") == "ppm")
+    s.recon = kernels::Reconstruction::kPpm;
   else if (limiter == "minmod")
     s.recon = kernels::Reconstruction::kPlmMinmod;
   else if (limiter == "vanleer")

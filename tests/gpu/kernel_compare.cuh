@@ -272,7 +272,7 @@ std::vector<Case> all_schemes() {
   for (auto ph : {Physics::kAdiabatic, Physics::kIsothermal})
     for (auto it : {Integrator::kRk2, Integrator::kVl2})
       for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                     Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp})
+                     Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm})
         for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
           out.push_back({{r, s, it, ph}, ph == Physics::kIsothermal ? 1 : 0});
   for (auto it : {Integrator::kRk2, Integrator::kVl2})
@@ -280,10 +280,12 @@ std::vector<Case> all_schemes() {
   // Scalars with the wide (three-cell) stencil of mc_ep.
   out.push_back(
       {{Reconstruction::kPlmMcEp, RiemannSolver::kHllc, Integrator::kRk2, Physics::kAdiabatic}, 2});
+  out.push_back(
+      {{Reconstruction::kPpm, RiemannSolver::kHllc, Integrator::kVl2, Physics::kIsothermal}, 2});
   // MHD: every reconstruction and MHD solver per integrator, and one case with 2 scalars.
   for (auto it : {Integrator::kRk2, Integrator::kVl2}) {
     for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                   Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp})
+                   Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm})
       for (auto s : {RiemannSolver::kHll, RiemannSolver::kHlld, RiemannSolver::kLlf})
         out.push_back({{r, s, it, Physics::kMhd}, 0});
     out.push_back({{Reconstruction::kPlmMc, RiemannSolver::kHlld, it, Physics::kMhd}, 2});

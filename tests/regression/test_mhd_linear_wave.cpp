@@ -55,15 +55,16 @@ WaveError wave_error(const std::string& wave, int n, const std::string& integrat
   std::snprintf(t_text, sizeof t_text, "run.t_end=%.17g", t_end);
   std::snprintf(z_text, sizeof z_text, "mesh.xmax=[1,1,%.17g]", 16.0 / n);
   const std::string nx = std::to_string(n);
-  std::vector<std::string> ov = {"mesh.nx=[" + nx + "," + nx + ",16]",
-                                 z_text,
-                                 t_text,
-                                 "problem.wave=" + wave,
-                                 "problem.periods=" + std::to_string(periods),
-                                 "hydro.integrator=" + integrator,
-                                 "hydro.limiter=" + limiter,
-                                 "hydro.riemann=hll",
-                                 "run.log_interval=1000000"};
+  std::vector<std::string> ov = {
+      "mesh.nx=[" + nx + "," + nx + ",16]",
+      z_text,
+      t_text,
+      "problem.wave=" + wave,
+      "problem.periods=" + std::to_string(periods),
+      "hydro.integrator=" + integrator,
+      limiter == "ppm" ? "hydro.reconstruction=ppm" : "hydro.limiter=" + limiter,
+      "hydro.riemann=hll",
+      "run.log_interval=1000000"};
   if (wave == "entropy") ov.push_back("problem.vflow=1");
   const auto start = std::chrono::steady_clock::now();
   auto sim = testing::run_problem("mhd_linear_wave/mhd_linear_wave.toml", ov);
@@ -161,6 +162,30 @@ TEST(MhdLinearWave, Rk2McEpEntropyWaveSecondOrder) {
 }
 TEST(MhdLinearWave, Vl2McEpFastWaveSecondOrder) {
   check_wave("fast", "vl2", "mc_ep", 1.9, 6.2e-3);
+}
+
+// PPM (reconstruction_ppm.hpp), rk2 over half a period as mc_ep above: error/A at 64
+// 2.368e-3 (fast), 3.338e-4 (Alfven), 8.533e-5 (slow), 1.921e-4 (entropy): 2.7, 8.3, 39
+// and 14 times below mc_ep's. Orders 1.97, 1.88, 1.38, 1.77: the slow and entropy waves'
+// errors fall by only 2.6 and 3.4 from 32 to 64 (the same to four digits with the
+// smooth-extremum limiter disabled: not the limiter; the cause is not known yet). Bounds:
+// 1.5x the errors, orders 0.07 to 0.08 below the measured. vl2 (fast, whole period)
+// measured 1.174e-2, order 2.005: twice MC's 6.07e-3 with vl2, whose donor-cell predictor PPM
+// cannot make up for.
+TEST(MhdLinearWave, Rk2PpmFastWaveSecondOrder) {
+  check_wave("fast", "rk2", "ppm", 1.9, 3.6e-3, 0, 0.5);
+}
+TEST(MhdLinearWave, Rk2PpmAlfvenWaveSecondOrder) {
+  check_wave("alfven", "rk2", "ppm", 1.8, 5e-4, 0, 0.5);
+}
+TEST(MhdLinearWave, Rk2PpmSlowWaveSecondOrder) {
+  check_wave("slow", "rk2", "ppm", 1.3, 1.3e-4, 0, 0.5);
+}
+TEST(MhdLinearWave, Rk2PpmEntropyWaveSecondOrder) {
+  check_wave("entropy", "rk2", "ppm", 1.7, 2.9e-4, 0, 0.5);
+}
+TEST(MhdLinearWave, Vl2PpmFastWaveSecondOrder) {
+  check_wave("fast", "vl2", "ppm", 1.9, 1.75e-2);
 }
 
 }  // namespace
