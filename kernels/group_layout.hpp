@@ -59,6 +59,8 @@ struct GroupResult {
   // Iterative solvers (SOR): iterations taken, and 1 when they ran out before converging.
   int iterations;
   int unconverged;
+  // First-order flux correction (mol_stages.hpp): cells flagged for it by the detecting pass.
+  int flagged;
 };
 
 }  // namespace tessera::kernels

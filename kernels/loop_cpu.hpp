@@ -40,12 +40,13 @@ struct CpuGroupLoop {
   // The first unphysical cell is the lowest index, as the device reduction finds it.
   template <class Op>
   [[gnu::flatten]] void interior(const Op& op, GroupResult* result) const {
-    GroupResult res{0, 0, -1, 0, 0};
+    GroupResult res{0, 0, -1, 0, 0, 0};
     for (int k = 0; k < kGroupSize; ++k)
       for (int j = 0; j < kGroupSize; ++j)
         for (int i = 0; i < kGroupSize; ++i) {
           const CellOutcome o = op(0, i, j, k);
           if (o.floor == FloorResult::kFloored) ++res.floored;
+          if (o.floor == FloorResult::kFlagged) ++res.flagged;
           if (o.floor == FloorResult::kUnphysical) {
             if (res.bad_cell < 0) res.bad_cell = (k * kGroupSize + j) * kGroupSize + i;
           } else {

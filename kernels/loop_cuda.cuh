@@ -77,7 +77,7 @@ __device__ inline void atomic_max_nonneg(Real* address, Real value) {
 
 __global__ void init_results_kernel(GroupResult* results, int count) {
   const int g = blockIdx.x * blockDim.x + threadIdx.x;
-  if (g < count) results[g] = {Real(0), 0, INT_MAX, 0, 0};
+  if (g < count) results[g] = {Real(0), 0, INT_MAX, 0, 0, 0};
 }
 
 // One thread per interior cell; the group's results by atomics (bad_cell: the lowest
@@ -92,6 +92,7 @@ __global__ void interior_kernel(Op op, int count, GroupResult* results) {
   const CellOutcome o = op(g, i, j, k);
   GroupResult& r = results[g];
   if (o.floor == FloorResult::kFloored) atomicAdd(&r.floored, 1);
+  if (o.floor == FloorResult::kFlagged) atomicAdd(&r.flagged, 1);
   if (o.floor == FloorResult::kUnphysical)
     atomicMin(&r.bad_cell, cell);
   else

@@ -16,9 +16,9 @@ MolScratch mol_scratch_view(Real* storage, int nvar) {
 }
 
 void mol_group_cpu(const Scheme& sc, const MolParams& p, const Real* in, Real* out, Real* face_flux,
-                   GroupResult* result, const MolScratch& s) {
+                   GroupResult* result, const MolScratch& s, int in_vars) {
   const BoxArrays a{
-      in, s.prim, s.u1, s.flux, out, face_flux, result, 1, solver_vars(sc, p.scalars)};
+      in, s.prim, s.u1, s.flux, out, face_flux, result, 1, solver_vars(sc, p.scalars), in_vars};
   dispatch_scheme(sc, [&](auto types) { run_integrator(types, CpuGroupLoop{}, a, p); });
 }
 

@@ -23,8 +23,10 @@ MolScratch mol_scratch_view(Real* storage, int nvar);
 // ghost layers, N = 16 + 2G (24 for rk2, 22 for vl2), nvar = solver_vars(scheme,
 // params.scalars). out: [nvar][16^3] new interior; face_flux: [9][nvar][16^2] fluxes on
 // the group's flux planes (group_layout.hpp), time-integrated as the update used them:
-// the average of the two rk2 stages, the vl2 corrector's.
+// the average of the two rk2 stages, the vl2 corrector's. in_vars: variables of `in`
+// (nvar + 1 for the correcting pass of first-order flux correction: BoxArrays).
 void mol_group_cpu(const Scheme& scheme, const MolParams& params, const Real* in, Real* out,
-                   Real* face_flux, GroupResult* result, const MolScratch& scratch);
+                   Real* face_flux, GroupResult* result, const MolScratch& scratch,
+                   int in_vars = 0);
 
 }  // namespace tessera::kernels

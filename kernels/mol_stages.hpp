@@ -20,6 +20,19 @@
 // Either way the returned face fluxes are the time-integrated flux the update used (what
 // coarse-fine flux correction needs).
 //
+// First-order flux correction (FOFC; Lemaster & Stone 2009, ApJ 691, 1092, §2; Beckwith &
+// Stone 2011, ApJS 193, 6, §3.3; as Athena++ and AthenaK): a step is taken twice where it
+// fails. The detecting pass (MolParams::flag_unphysical) leaves a cell that the step makes
+// unphysical (non-finite, or density or pressure below its floor) as it came and flags
+// it. The correcting pass re-solves every group whose box holds a flagged cell, with the
+// flags as one more input variable (in_vars = nvar + 1, 1 on a flagged cell): every face
+// of a flagged cell takes the first-order LLF flux of the step's initial states, in every
+// stage (rk2: both stages, so the time-averaged flux is that flux and the flagged cell gets
+// the first-order update u0 - dt/dx sum F; vl2: the corrector). A face's flux depends only
+// on the flags and the data around it, which every group holding the face has alike, so
+// groups agree on shared faces and the update stays conservative. Floors remain the last
+// resort.
+//
 // Passive scalars (conserved rho*s, after the physics' variables) are reconstructed as
 // s = rho*s / rho and carried by the mass flux from the upwind side (the method of
 // Athena++ and of Plewa & Mueller 1999 without their consistency correction), so a
@@ -35,7 +48,7 @@ namespace tessera::kernels {
 // Device-copyable pointers of a batch of `count` groups; per group g every array starts
 // at g times its per-group size. Box arrays have the integrator's ghost width.
 struct BoxArrays {
-  const Real* in;        // [nvar][N^3] conserved input
+  const Real* in;        // [in_vars][N^3] conserved input (and the flags of FOFC)
   Real* prim;            // [nvar][N^3] primitives of the current stage
   Real* u1;              // [nvar][N^3] stage-1 (rk2) or half-step (vl2) state
   Real* flux;            // [3][nvar][N^3] face fluxes per direction; face i-1/2 at cell i
@@ -44,6 +57,10 @@ struct BoxArrays {
   GroupResult* results;  // [count]
   int count;
   int nvar;  // the physics' variables, then passive scalars
+  // Variables of `in` per group: nvar, or nvar + 1 for the correcting pass of FOFC (the
+  // flags, 0 or 1, after the conserved variables). 0 means nvar.
+  int in_vars = 0;
+  int in_stride() const { return in_vars > 0 ? in_vars : nvar; }
 };
 
 // How a flux operation treats the group's flux planes: rk2 averages its two stages; the
@@ -159,7 +176,7 @@ TESSERA_HD inline void store_primitive(const typename Phys::Vars& u, const Real*
   }
 }
 
-// Primitives of the whole input box.
+// Primitives of the whole input box (`in_vars` variables per group in u).
 template <class Phys, int G>
 struct ToPrimitive {
   static constexpr int kGhost = G;
@@ -167,11 +184,13 @@ struct ToPrimitive {
   Real* w;
   int nvar;
   typename Phys::Params prm;
+  int in_vars;
   TESSERA_HD void operator()(int g, int i, int j, int k) const {
     using B = BoxShape<G>;
     const std::size_t off = std::size_t(g) * nvar * B::kN3;
+    const Real* ug = u + std::size_t(g) * in_vars * B::kN3;
     const int c = B::index(i, j, k);
-    store_primitive<Phys, G>(load_vars<Phys>(u + off, B::kN3, c), u + off, w + off, nvar, c, prm);
+    store_primitive<Phys, G>(load_vars<Phys>(ug, B::kN3, c), ug, w + off, nvar, c, prm);
   }
 };
 
@@ -186,6 +205,11 @@ struct FaceFlux {
   int nvar;
   typename Phys::Params prm;
   PlaneMode mode;
+  // FOFC's correcting pass: the input box (in_vars = nvar + 1 variables per group, the
+  // flags last); faces of flagged cells take the first-order flux of its states. Null: no
+  // correction (every other pass, and the vl2 predictor).
+  const Real* u0 = nullptr;
+  int in_vars = 0;
 
   TESSERA_HD void operator()(int g, int i, int j, int k, int dir) const {
     using B = BoxShape<G>;
@@ -193,6 +217,15 @@ struct FaceFlux {
     const std::size_t var = std::size_t(nvar) * B::kN3;
     const Real* wg = w + g * var;
     Real* fg = flux + (std::size_t(g) * 3 + dir) * var;
+    if (u0) {
+      const Real* ug = u0 + std::size_t(g) * in_vars * B::kN3;
+      const Real* flags = ug + var;
+      if (flags[c] != 0 || flags[c - s] != 0) {
+        first_order(ug, fg, c, s, dir);
+        if (mode != PlaneMode::kNone) to_plane(g, i, j, k, dir, fg + c);
+        return;
+      }
+    }
     const typename Phys::Vars f = face_flux<Phys, Recon, Riemann>(wg, B::kN3, c, s, dir, prm);
     store_vars<Phys>(fg, B::kN3, c, f);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
@@ -210,6 +243,25 @@ struct FaceFlux {
       fg[v * B::kN3 + c] = mass * (mass >= 0 ? left : right);
     }
     if (mode != PlaneMode::kNone) to_plane(g, i, j, k, dir, fg + c);
+  }
+
+  // The first-order (LLF) flux through face c-1/2 of the conserved states ug (the step's
+  // initial ones), converted as ToPrimitive converts them, and the scalars' upwind flux.
+  TESSERA_HD void first_order(const Real* ug, Real* fg, int c, int s, int dir) const {
+    using B = BoxShape<G>;
+    using Vars = typename Phys::Vars;
+    const Vars pl = Phys::cons_to_prim(load_vars<Phys>(ug, B::kN3, c - s), prm);
+    const Vars pr = Phys::cons_to_prim(load_vars<Phys>(ug, B::kN3, c), prm);
+    Vars left = rotate_to<Phys>(pl, dir), right = rotate_to<Phys>(pr, dir);
+    if constexpr (Phys::kGlm) Phys::glm_face(left, right, prm);
+    const Vars f = rotate_from<Phys>(RiemannLlf<Phys>::flux(left, right, prm), dir);
+    store_vars<Phys>(fg, B::kN3, c, f);
+    const Real mass = f[Phys::kDens];
+    for (int v = Phys::kNumVars; v < nvar; ++v) {
+      const Real* a = ug + v * B::kN3;
+      fg[v * B::kN3 + c] = mass * (mass >= 0 ? a[c - s] * (Real(1) / pl[Phys::kRho])
+                                             : a[c] * (Real(1) / pr[Phys::kRho]));
+    }
   }
 
   // Adds the face's fluxes (fc[v * N^3]) to the flux plane it lies on, if any.
@@ -236,7 +288,8 @@ struct FaceFlux {
 };
 
 // First stage on a range: u1 = u0 + coef * du(u0), floored, and its primitives (rk2:
-// coef = dt/dx on [2, N-2); vl2 predictor: coef = dt/(2 dx) on [1, N-1)). A state left
+// coef = dt/dx on [2, N-2); vl2 predictor: coef = dt/(2 dx) on [1, N-1)). Floored only
+// without first-order flux correction (MolParams::floor_first_stage); a state left
 // unphysical here is caught after the final stage.
 template <class Phys, int G>
 struct FirstStage {
@@ -248,17 +301,20 @@ struct FirstStage {
   int nvar;
   typename Phys::Params prm;
   Real coef;
+  int in_vars;  // variables of u0 per group
+  bool floors;  // MolParams::floor_first_stage
   TESSERA_HD void operator()(int g, int i, int j, int k) const {
     using B = BoxShape<G>;
     const std::size_t var = std::size_t(nvar) * B::kN3, off = g * var;
+    const Real* ug = u0 + std::size_t(g) * in_vars * B::kN3;
     const int c = B::index(i, j, k);
     const Real* fg = flux + 3 * off;
-    typename Phys::Vars u = euler_step(load_vars<Phys>(u0 + off, B::kN3, c), coef,
-                                       divergence_vars<Phys, G>(fg, nvar, c));
-    Phys::apply_floors(u, prm);
+    typename Phys::Vars u =
+        euler_step(load_vars<Phys>(ug, B::kN3, c), coef, divergence_vars<Phys, G>(fg, nvar, c));
+    if (floors) Phys::apply_floors(u, prm);
     store_vars<Phys>(u1 + off, B::kN3, c, u);
     for (int v = Phys::kNumVars; v < nvar; ++v)
-      u1[off + v * B::kN3 + c] = u0[off + v * B::kN3 + c] + coef * divergence<G>(fg, nvar, v, c);
+      u1[off + v * B::kN3 + c] = ug[v * B::kN3 + c] + coef * divergence<G>(fg, nvar, v, c);
     store_primitive<Phys, G>(u, u1 + off, w + off, nvar, c, prm);
   }
 };
@@ -275,13 +331,16 @@ struct FinalStage {
   int nvar;
   typename Phys::Params prm;
   Real coef;
+  int in_vars;           // variables of u0 per group
+  bool flag_unphysical;  // FOFC's detecting pass: flag, do not floor (header)
   TESSERA_HD CellOutcome operator()(int g, int i, int j, int k) const {
     using B = BoxShape<G>;
     const std::size_t var = std::size_t(nvar) * B::kN3, off = g * var;
+    const Real* ug = u0 + std::size_t(g) * in_vars * B::kN3;
     const int c = B::index(i + G, j + G, k + G);
     const int cell = (k * kGroupSize + j) * kGroupSize + i;
     const Real* fg = flux + 3 * off;
-    const auto a = load_vars<Phys>(u0 + off, B::kN3, c);
+    const auto a = load_vars<Phys>(ug, B::kN3, c);
     const auto du = divergence_vars<Phys, G>(fg, nvar, c);
     typename Phys::Vars u;
     if constexpr (kVl2)
@@ -289,15 +348,22 @@ struct FinalStage {
     else
       u = rk2_final(a, load_vars<Phys>(u1 + off, B::kN3, c), coef, du);
     if constexpr (Phys::kGlm) Phys::end_of_step(u, prm);  // parabolic decay of psi
-    const FloorResult fr = Phys::apply_floors(u, prm);
     Real* og = out + std::size_t(g) * nvar * kGroupCells;
-    store_vars<Phys>(og, kGroupCells, cell, u);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
       const std::size_t at = off + v * B::kN3 + c;
       const Real d = divergence<G>(fg, nvar, v, c);
-      og[v * kGroupCells + cell] =
-          kVl2 ? u0[at] + coef * d : Real(0.5) * (u0[at] + u1[at] + coef * d);
+      const Real a0 = ug[v * B::kN3 + c];
+      og[v * kGroupCells + cell] = kVl2 ? a0 + coef * d : Real(0.5) * (a0 + u1[at] + coef * d);
     }
+    if (flag_unphysical) {
+      typename Phys::Vars floored = u;
+      if (Phys::apply_floors(floored, prm) != FloorResult::kOk) {
+        store_vars<Phys>(og, kGroupCells, cell, u);  // as it came: the host finds it so
+        return {FloorResult::kFlagged, Real(0)};
+      }
+    }
+    const FloorResult fr = Phys::apply_floors(u, prm);
+    store_vars<Phys>(og, kGroupCells, cell, u);
     const Real speed = fr == FloorResult::kUnphysical
                            ? Real(0)
                            : Phys::max_signal_speed(Phys::cons_to_prim(u, prm), prm);
@@ -317,11 +383,18 @@ struct IntegratorRk2 {
     constexpr int R = stencil_reach(Recon::kReach), G = 2 * R, N = box_size(G);
     const typename Phys::Params& p = params_of<Phys>(m.phys);
     using Flux = FaceFlux<Phys, Recon, Riemann, G>;
-    loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p});
-    loop.faces(R, N - R, Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kFirstHalf});
-    loop.box(R, N - R, FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, m.dt_over_dx});
-    loop.faces(G, G + kGroupSize, Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kAddHalf});
-    loop.interior(FinalStage<Phys, G, false>{a.in, a.u1, a.flux, a.out, a.nvar, p, m.dt_over_dx},
+    const int in_vars = a.in_stride();
+    const Real* flags = in_vars > a.nvar ? a.in : nullptr;  // FOFC's correcting pass
+    loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p, in_vars});
+    loop.faces(R, N - R,
+               Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kFirstHalf, flags, in_vars});
+    loop.box(R, N - R,
+             FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, m.dt_over_dx, in_vars,
+                                 m.floor_first_stage});
+    loop.faces(G, G + kGroupSize,
+               Flux{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kAddHalf, flags, in_vars});
+    loop.interior(FinalStage<Phys, G, false>{a.in, a.u1, a.flux, a.out, a.nvar, p, m.dt_over_dx,
+                                             in_vars, m.flag_unphysical},
                   a.results);
   }
 };
@@ -333,15 +406,21 @@ struct IntegratorVl2 {
     constexpr int G = 1 + stencil_reach(Recon::kReach), N = box_size(G);
     const typename Phys::Params& p = params_of<Phys>(m.phys);
     const Real half = Real(0.5) * m.dt_over_dx;
-    loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p});
+    const int in_vars = a.in_stride();
+    const Real* flags = in_vars > a.nvar ? a.in : nullptr;  // FOFC's correcting pass
+    loop.box(0, N, ToPrimitive<Phys, G>{a.in, a.prim, a.nvar, p, in_vars});
+    // The predictor is first order already: no correction.
     loop.faces(1, N - 1,
                FaceFlux<Phys, ReconPcm, Riemann, G>{a.prim, a.flux, a.planes, a.nvar, p,
                                                     PlaneMode::kNone});
-    loop.box(1, N - 1, FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, half});
-    loop.faces(
-        G, G + kGroupSize,
-        FaceFlux<Phys, Recon, Riemann, G>{a.prim, a.flux, a.planes, a.nvar, p, PlaneMode::kStore});
-    loop.interior(FinalStage<Phys, G, true>{a.in, a.u1, a.flux, a.out, a.nvar, p, m.dt_over_dx},
+    loop.box(1, N - 1,
+             FirstStage<Phys, G>{a.in, a.flux, a.u1, a.prim, a.nvar, p, half, in_vars,
+                                 m.floor_first_stage});
+    loop.faces(G, G + kGroupSize,
+               FaceFlux<Phys, Recon, Riemann, G>{a.prim, a.flux, a.planes, a.nvar, p,
+                                                 PlaneMode::kStore, flags, in_vars});
+    loop.interior(FinalStage<Phys, G, true>{a.in, a.u1, a.flux, a.out, a.nvar, p, m.dt_over_dx,
+                                            in_vars, m.flag_unphysical},
                   a.results);
   }
 };

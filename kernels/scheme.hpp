@@ -46,6 +46,13 @@ struct MolParams {
   PhysicsParams phys;
   Real dt_over_dx;
   int scalars = 0;  // passive scalars after the physics' variables
+  // First-order flux correction, detecting pass (mol_stages.hpp): a cell that the step
+  // leaves unphysical is flagged, not floored.
+  bool flag_unphysical = false;
+  // Whether the first stage's state (rk2's u1, vl2's half step) is floored. With the
+  // correction it is not: its reconstruction floors the primitives it reads, and a floor
+  // there would create mass or energy unseen; the final state is checked instead.
+  bool floor_first_stage = true;
 };
 
 // Conserved variables of the solver's boxes: the physics' then the passive scalars.

@@ -39,8 +39,10 @@ TESSERA_HD inline bool is_finite(const State<N>& u) {
   return ok;
 }
 
-// Outcome of the floors on one updated cell.
-enum class FloorResult { kOk, kFloored, kUnphysical };
+// Outcome of the floors on one updated cell. kFlagged: the step's first pass with
+// first-order flux correction found the cell unphysical and left it as it came, to be
+// recomputed (mol_stages.hpp, FinalStage).
+enum class FloorResult { kOk, kFloored, kUnphysical, kFlagged };
 
 // Signal-speed bounds S_L <= S_R of a face's Riemann fan (HLL-family solvers).
 struct WaveSpeeds {

@@ -202,6 +202,18 @@ std::vector<ParamSpec> core_specs() {
              "time integrator: rk2 (SSP-RK2, 4 ghost layers) or vl2 (van Leer predictor-"
              "corrector of Stone & Gardiner 2009: donor-cell half step, then a full step with "
              "the chosen reconstruction; 3 ghost layers, less data per update)"),
+      {"hydro",
+       "fofc",
+       ParamType::kBool,
+       true,
+       "first-order flux correction (MOL scheme): a cell that a step would leave with a "
+       "density or pressure below its floor, or not finite, is stepped again with first-order "
+       "(LLF) fluxes on its faces, which its neighbours take too, so the update stays "
+       "conservative (Lemaster & Stone 2009; as Athena++); the log counts such cells "
+       "('fofc N') apart from floored ones ('floors N'), the last resort",
+       {},
+       0,
+       {}},
       real("hydro", "density_floor", 1e-10, positive, "smallest density kept after an update"),
       real("hydro", "pressure_floor", 1e-12, positive,
            "smallest pressure kept after an update (adiabatic gas only)"),

@@ -129,7 +129,8 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
         "x-y-z and z-y-x in alternate steps of each level",
         l.c_str());
   } else {
-    hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol);
+    hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol,
+                                         params_.boolean("hydro.fofc"));
   }
   // Device residency: the default for GPU runs without refinement whose data fit.
   const std::string& resident = params_.string("gpu.resident");
@@ -430,7 +431,7 @@ RunSummary Simulation::run(const RunControl& control) {
       const bool hits_target = time_ + dt >= target;
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
-      const long long f0 = floored_;
+      const long long f0 = floored_, c0 = corrected_;
       advance(0, time_, dt, 1.0, 1.0);
       last_dt = dt;
       time_ = hits_target ? target : time_ + dt;
@@ -466,10 +467,13 @@ RunSummary Simulation::run(const RunControl& control) {
       if (due || finishing) {
         const double out = timers_.seconds(Stage::kOutput);
         const double busy = (w1 - log_wall) - (out - log_output);
+        std::string repairs;
+        if (corrected_ > c0) repairs += strprintf("  fofc %lld", corrected_ - c0);
+        if (floored_ > f0) repairs += strprintf("  floors %lld", floored_ - f0);
         log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
                  time_, dt, mesh_->num_leaf_cells(),
                  (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
-                 floored_ > f0 ? strprintf("  floors %lld", floored_ - f0).c_str() : "");
+                 repairs.c_str());
         log_updates = cell_updates_;
         if (log_every > 0 || finishing || !logged_step ||
             agree(w1 - totals_wall >= 6 * log_seconds)) {

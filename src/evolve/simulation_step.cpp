@@ -138,6 +138,20 @@ double Simulation::root_dt(int* limiting) const {
   return dt;
 }
 
+// Every rank's cells, in one sorted list on every rank (a collective).
+std::vector<exec::LevelCell> Simulation::gather_cells(const std::vector<exec::LevelCell>& mine) {
+  std::vector<double> flat;
+  flat.reserve(3 * mine.size());
+  for (const auto& c : mine) flat.insert(flat.end(), {double(c[0]), double(c[1]), double(c[2])});
+  const auto got = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), flat));
+  std::vector<exec::LevelCell> all;
+  for (const auto& from : got)
+    for (std::size_t i = 0; i + 2 < from.size(); i += 3)
+      all.push_back({std::int64_t(from[i]), std::int64_t(from[i + 1]), std::int64_t(from[i + 2])});
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
 // One step of `level`: its passes in order (schedule_), then two half steps (or one
 // shared step) of the finer level, whose fluxes then correct this level's and whose
 // average replaces the covered cells.
@@ -158,7 +172,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
                        time};
   if (ranks) step.groups = &exchanges_[level].groups;
   double speed = 0;
-  long long floored = 0;
+  long long floored = 0, flagged = 0;
   // Several ranks: the buffer patches are received before each pass that reads them,
   // after the passes before it changed the data (the gravity kick before the hydro step:
   // the kicked neighbours are what one rank reads); a pass's error on one rank (an
@@ -234,8 +248,9 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       }
     }
     std::exception_ptr error;
+    exec::PassStats stats;
     try {
-      const exec::PassStats stats = pass->run(s);
+      stats = pass->run(s);
       speed = std::max(speed, stats.max_speed);
       floored += stats.floored;
     } catch (...) {
@@ -265,11 +280,46 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       ScopedTimer t(timers_, Stage::kExchange);
       comm_->agree(error);
     }
+    if (pass->corrects()) {
+      // First-order flux correction (kernels/mol_stages.hpp): every rank's flagged cells,
+      // then the step again where they are; cells a correction leaves unphysical (the
+      // neighbours of flagged cells, whose faces changed) join the flags for another,
+      // up to kCorrections; the last floors what is left.
+      constexpr int kCorrections = 4;
+      std::vector<exec::LevelCell> cells, previous, fresh = std::move(stats.flagged_cells);
+      for (int round = 1; round <= kCorrections; ++round) {
+        if (ranks) {
+          ScopedTimer t(timers_, Stage::kExchange);
+          fresh = gather_cells(fresh);
+        }
+        if (fresh.empty()) break;
+        previous = cells;
+        cells.insert(cells.end(), fresh.begin(), fresh.end());
+        std::sort(cells.begin(), cells.end());
+        cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+        fresh.clear();
+        try {
+          exec::PassStats fixed = pass->correct(s, cells, previous, round == kCorrections);
+          speed = std::max(speed, fixed.max_speed);
+          floored += fixed.floored;
+          fresh = std::move(fixed.flagged_cells);
+        } catch (...) {
+          if (!ranks) throw;
+          error = std::current_exception();
+        }
+        if (ranks) {
+          ScopedTimer t(timers_, Stage::kExchange);
+          comm_->agree(error);
+        }
+      }
+      flagged += static_cast<long long>(cells.size());
+    }
   }
   {
     ScopedTimer t(timers_, Stage::kExchange);
     speeds_[level] = comm_->max(speed);
     floored_ += comm_->sum(floored);
+    corrected_ += flagged;  // every rank's cells already
     // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.
     if (ranks && level > 0) registers_.exchange(level - 1, *comm_);
   }

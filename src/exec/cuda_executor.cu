@@ -212,8 +212,12 @@ class CudaExecutor final : public Executor {
     auto& dm = static_cast<CudaDeviceMesh&>(dmb);
     const std::size_t in_reals = st.in_reals, out_reals = st.out_reals;
     const GroupShape shape = st.shape;
-    if (rb.first_group < 0 || rb.first_group + count > dm.tables().groups() ||
-        rb.in_first + shape.in_vars > kMaxFields || rb.out_first + shape.out_vars > kMaxFields)
+    // Fields gathered from the device copy; the box's other variables come from the host
+    // staging (the flags of a correcting pass).
+    const int gathered = rb.in_count >= 0 ? rb.in_count : shape.in_vars;
+    if (rb.first_group < 0 || rb.first_group + count > dm.tables().groups() || gathered < 1 ||
+        gathered > shape.in_vars || rb.in_first + gathered > kMaxFields ||
+        rb.out_first + shape.out_vars > kMaxFields)
       throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
     FieldSigns signs{};
     for (int v = 0; v < kMaxFields; ++v)
@@ -234,9 +238,14 @@ class CudaExecutor final : public Executor {
       gather_kernel<<<dim3((n3 + kThreads - 1) / kThreads, n), kThreads, 0, stream>>>(
           dm.pool(rb.read), dm.patch_reals(),
           dm.blocks() + std::size_t(group) * kernels::kGatherBlocks, dm.codes() + group,
-          shape.ghost, rb.in_first, shape.in_vars, signs, st.d_in.get() + first * in_reals,
-          in_reals);
+          shape.ghost, rb.in_first, gathered, signs, st.d_in.get() + first * in_reals, in_reals);
       TESSERA_CUDA_CHECK(cudaGetLastError());
+      if (gathered < shape.in_vars) {
+        const std::size_t skip = std::size_t(gathered) * n3, pitch = in_reals * sizeof(Real);
+        TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(
+            st.d_in.get() + first * in_reals + skip, pitch, st.h_in.get() + first * in_reals + skip,
+            pitch, (in_reals - skip) * sizeof(Real), n, cudaMemcpyHostToDevice, stream));
+      }
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
       solve_chunk(solver, st, first, n, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));

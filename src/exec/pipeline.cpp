@@ -5,14 +5,13 @@
 #include <cmath>
 #include <vector>
 
+#include "pipeline_report.hpp"
 #include "stream_store.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
 
 namespace tessera::exec {
-
-namespace {
 
 // `in` is the group's input box with `ghost` layers.
 [[noreturn]] void report_unphysical(const mesh::Mesh& m, int level, int first_patch,
@@ -44,8 +43,6 @@ namespace {
                         state(out, kernels::kGroupCells, r.bad_cell).c_str()));
 }
 
-}  // namespace
-
 Pipeline::Pipeline(Executor& executor, int groups_per_batch, const GroupSolver& solver)
     : executor_(executor),
       batch_(groups_per_batch > 0 ? groups_per_batch : executor.preferred_batch()),
@@ -64,6 +61,13 @@ PassStats GroupPass::run(const LevelStep& step) {
   if (!pipeline_)
     throw Error(ErrorKind::kInternal, "pass '" + name() + "' has no pipeline to run through");
   return pipeline_->run(step, *this);
+}
+
+PassStats GroupPass::correct(const LevelStep& step, const std::vector<LevelCell>& cells,
+                             const std::vector<LevelCell>& previous, bool last) {
+  if (!pipeline_)
+    throw Error(ErrorKind::kInternal, "pass '" + name() + "' has no pipeline to run through");
+  return pipeline_->correct(step, *this, cells, previous, last);
 }
 
 void Pipeline::prepare_batch(const LevelStep& s, GroupPass& pass, const std::vector<int>& groups,
@@ -322,8 +326,28 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
         ScopedTimer t(s.timers, Stage::kClose);
         const int first = b.first(k - 1), count = b.groups(k - 1);
         if (!dm) close_batch(s, pass, groups, first, count, prev);
+        bool fetched = false;
         for (int g = 0; g < count; ++g) {
           const auto& r = prev.results[g];
+          if (r.flagged > 0) {
+            // Rare: the cells the correcting pass will take again (the resident copy's
+            // interiors fetched as for an error report).
+            if (dm && !fetched) {
+              const int other = k % 2;
+              if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
+              executor_.fetch_resident(prev, count);
+              fetched = true;
+            }
+            const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
+            std::vector<int> cells;
+            solver.flagged_cells(prev.out + g * prev.out_reals, cells);
+            const auto& corner = m.patch(patch).corner;
+            constexpr int n = kernels::kGroupSize;
+            for (int c : cells)
+              stats.flagged_cells.push_back(
+                  {corner[0] + c % n, corner[1] + (c / n) % n, corner[2] + c / (n * n)});
+            stats.flagged += r.flagged;
+          }
           if (r.bad_cell >= 0) {
             if (dm) {
               // The other batch may still be running: let it finish, then fetch this one's

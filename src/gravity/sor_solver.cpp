@@ -21,7 +21,7 @@ void SorSolver::solve_host(const Real* in, Real* out, Real*, kernels::GroupResul
   for (int k = 0; k < g; ++k)
     for (int j = 0; j < g; ++j)
       std::copy_n(phi + ((k + 1) * n + (j + 1)) * n + 1, g, out + (k * g + j) * g);
-  *result = {Real(0), 0, -1, iterations, converged ? 0 : 1};
+  *result = {Real(0), 0, -1, iterations, converged ? 0 : 1, 0};
 }
 
 }  // namespace tessera::gravity

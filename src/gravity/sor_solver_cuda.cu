@@ -85,7 +85,8 @@ __global__ void __launch_bounds__(kThreads)
     const int i = c % kG, j = (c / kG) % kG, k = c / (kG * kG);
     o[c] = phi[((k + 1) * kBox + (j + 1)) * kBox + (i + 1)];
   }
-  if (tid == 0) results[blockIdx.x] = {Real(0), 0, -1, done ? it : p.max_iterations, done ? 0 : 1};
+  if (tid == 0)
+    results[blockIdx.x] = {Real(0), 0, -1, done ? it : p.max_iterations, done ? 0 : 1, 0};
 }
 
 }  // namespace

@@ -231,6 +231,33 @@ TEST(VirtualRanks, UniformCloudBlastWithScalarsOutputsEqualOneRank) {
        "output.dt=0.001"});
 }
 
+// First-order flux correction (hydro.fofc) with vl2: the Sedov blast off the corner of the
+// patch groups, with passive scalars, flags cells on several ranks' groups; every rank
+// must see every flagged cell its groups' boxes hold, or the face fluxes of neighbouring
+// groups would differ. Uniform, and with one refined level (the corrected groups' fluxes
+// leave the flux registers and enter them again).
+TEST(VirtualRanks, UniformSedovWithFirstOrderFluxCorrectionOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks(
+      "sedov_fofc", "sedov/sedov.toml",
+      {"mesh.nx=[32,32,32]", "problem.center=[0.021,-0.013,0.008]", "hydro.integrator=vl2",
+       "hydro.passive_scalars=1", "run.max_steps=24", "output.dt=0.004"},
+      [](const evolve::Simulation& sim) {
+        EXPECT_GT(sim.corrected(), 0);
+        EXPECT_EQ(sim.floored(), 0);
+      });
+}
+
+TEST(VirtualRanks, AdaptiveSedovWithFirstOrderFluxCorrectionOutputsEqualOneRank) {
+  expect_outputs_equal_on_virtual_ranks(
+      "sedov_fofc_amr", "sedov/sedov.toml",
+      {"mesh.nx=[64,32,32]", "mesh.xmax=[1.5,0.5,0.5]", "problem.center=[0.021,-0.013,0.008]",
+       "hydro.integrator=vl2", "amr.max_level=1", "run.max_steps=16", "output.dt=0.004"},
+      [](const evolve::Simulation& sim) {
+        EXPECT_GT(sim.corrected(), 0);
+        EXPECT_EQ(sim.floored(), 0);
+      });
+}
+
 // Adaptive runs: the ranks exchange flux-register contributions, restrict onto other
 // ranks' parents, flag their own families, and at each regrid move families to their new
 // ranks and send new families' ranks the coarse data their prolongation reads. Every

@@ -60,7 +60,7 @@ struct GroupRun {
   std::vector<Real> out = std::vector<Real>(exec::GroupShape{g, 5, 5, 5}.out_reals(), Real(0));
   std::vector<Real> flux = std::vector<Real>(exec::GroupShape{g, 5, 5, 5}.flux_reals(), Real(0));
   std::vector<Real> scratch = std::vector<Real>(mol_scratch_reals(kNumHydroVars), Real(0));
-  GroupResult result{-1, -1, -2, 0, 0};
+  GroupResult result{-1, -1, -2, 0, 0, 0};
 
   int box_index(int i, int j, int k) const { return (k * n + j) * n + i; }
   int box_of_interior(int x, int y, int z) const { return box_index(x + g, y + g, z + g); }

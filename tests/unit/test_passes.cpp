@@ -73,7 +73,7 @@ class JacobiSolver final : public exec::GroupSolver {
       for (int j = 0; j < 16; ++j)
         for (int i = 0; i < 16; ++i)
           out[(k * 16 + j) * 16 + i] = a[((k + 1) * n + j + 1) * n + i + 1];
-    *result = {Real(0), sweeps, -1, 0, 0};  // the sweeps, reported as "floored" cells
+    *result = {Real(0), sweeps, -1, 0, 0, 0};  // the sweeps, reported as "floored" cells
   }
   void solve_device(const exec::DeviceBatch&, void*) const override {
     throw Error(ErrorKind::kInternal, "the test's Jacobi solver has no device code");

@@ -112,6 +112,7 @@ class Simulation {
   long step() const { return step_; }
   // Cells whose state the floors changed, over the run's steps (the step lines' "floors").
   long long floored() const { return floored_; }
+  long long corrected() const { return corrected_; }
   // Steps taken by each level so far.
   const std::vector<long>& level_steps() const { return level_steps_; }
   // Cell updates done so far (all patches of every level, each of its steps).
@@ -223,6 +224,7 @@ class Simulation {
   // One step of `level`, from `time`, from coarse_weight to coarse_weight_end of its
   // parent's step.
   void advance(int level, double time, double dt, double coarse_weight, double coarse_weight_end);
+  std::vector<exec::LevelCell> gather_cells(const std::vector<exec::LevelCell>& mine);
   // Self-gravity: the potential of the current density on the root level and, with
   // `refined`, on every refined level in turn (at the start, after a regrid, and on a
   // restart, whose refined potentials come from the checkpoint).
@@ -340,6 +342,7 @@ class Simulation {
   // messages arrived, [1] in all.
   long long overlap_groups_[2] = {0, 0};
   long long floored_ = 0;
+  long long corrected_ = 0;  // cells recomputed by first-order flux correction (hydro.fofc)
   Timers timers_;
   double time_ = 0;
   std::unique_ptr<io::HistoryFile> history_;  // rank 0, with output.history

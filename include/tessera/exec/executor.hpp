@@ -88,8 +88,11 @@ class Executor {
   // their input boxes (fields from rb.in_first) are gathered on the device from time level
   // rb.read, their interiors scattered into the fields from rb.out_first of time level
   // rb.write; only the per-group results come back to `staging`.
+  // in_count >= 0: only that many fields are gathered; the input boxes' other variables
+  // are copied from `staging`'s host input boxes (a correcting pass's flags).
   struct ResidentBatch {
     int first_group, read, write, in_first, out_first;
+    int in_count = -1;
   };
   virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
                                DeviceMesh& dm, const ResidentBatch& rb);

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "kernels/group_layout.hpp"
 
@@ -53,6 +54,11 @@ class GroupSolver {
   // Enqueues the solve of b.count groups on `stream` (a cudaStream_t). Throws
   // Error(kInternal) in a build without the CUDA backend.
   virtual void solve_device(const DeviceBatch& b, void* stream) const = 0;
+  // The interior cells (z*256 + y*16 + x) of a solved group's output `out` that the
+  // solver flagged (GroupResult::flagged) for a second, correcting pass; none by default.
+  virtual void flagged_cells(const Real* out, std::vector<int>& cells) const {
+    (void)out, (void)cells;
+  }
   // Name of input variable v in error messages.
   virtual std::string variable_name(int v) const { return "var" + std::to_string(v); }
 };

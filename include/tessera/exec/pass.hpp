@@ -16,6 +16,8 @@
 // become current and the old ones stay in the other slot, as the level's previous state.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -62,10 +64,17 @@ struct LevelStep {
   std::function<void()> progress = nullptr;
 };
 
+// A cell of a level in the level's integer cell coordinates.
+using LevelCell = std::array<std::int64_t, 3>;
+
 // What a pass reports of a level step (hydro: the CFL speed and the floored cells).
 struct PassStats {
   double max_speed = 0;
   long long floored = 0;
+  // Cells the pass flagged for a correcting pass (first-order flux correction), and
+  // which ones (this rank's, in level coordinates).
+  long long flagged = 0;
+  std::vector<LevelCell> flagged_cells;
   // Iterative solvers: groups solved, iterations summed over them, groups whose iterations
   // ran out before the tolerance was met.
   long long groups = 0, iterations = 0, unconverged = 0;
@@ -90,6 +99,18 @@ class Pass {
   // Whether run() honours LevelStep::overlap_groups (prepares and solves the interior
   // groups while the buffer patches travel).
   virtual bool overlaps_exchange() const { return false; }
+  // A pass that flags cells (PassStats::flagged_cells) and, after run(), takes the step
+  // again where it failed: correct() with every rank's flagged cells of the level (the
+  // same sorted list on every rank), after run()'s outputs became current. `previous`: the
+  // cells of the correction before this one on the same step (empty for the first); a
+  // correction that is not `last` flags the cells it still leaves unphysical (its
+  // PassStats::flagged_cells) for the next, the last one floors them.
+  virtual bool corrects() const { return false; }
+  virtual PassStats correct(const LevelStep& step, const std::vector<LevelCell>& cells,
+                            const std::vector<LevelCell>& previous, bool last) {
+    (void)step, (void)cells, (void)previous, (void)last;
+    return {};
+  }
 };
 
 // A pass over a level's cells without neighbours (the root level's FFT solve reads every
@@ -127,6 +148,15 @@ class GroupPass : public Pass {
   PassStats run(const LevelStep& step) override;
   bool reads_neighbours(int) const override { return true; }
   bool overlaps_exchange() const override { return true; }
+  // The solver of correct() for this level step (its input boxes: the inputs, then the
+  // flags), flagging the cells it leaves unphysical or flooring them; null when the pass
+  // does not correct.
+  virtual const GroupSolver* correcting_solver(const LevelStep& step, bool flag_unphysical) {
+    (void)step, (void)flag_unphysical;
+    return nullptr;
+  }
+  PassStats correct(const LevelStep& step, const std::vector<LevelCell>& cells,
+                    const std::vector<LevelCell>& previous, bool last) override;
   void set_pipeline(Pipeline* pipeline) { pipeline_ = pipeline; }
 
  private:

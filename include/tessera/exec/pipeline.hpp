@@ -54,6 +54,17 @@ class Pipeline {
   // unphysical, and Error(kInternal) when the pass's solver or fields do not match the pipeline.
   PassStats run(const LevelStep& step, GroupPass& pass);
 
+  // The correcting pass of `pass` (GroupPass::correct, first-order flux correction;
+  // fofc.cpp), after run() on the same step made its outputs current: every group of
+  // this rank whose input box holds one of `cells` (every rank's flagged cells) is solved
+  // again from the previous state with pass.correcting_solver(), the flags as the boxes'
+  // last variable, and its interior replaces the one before (run()'s, or the correction's
+  // with `previous`); when the pass refluxes, the group's fluxes from that solve are taken
+  // out of the flux registers and the new ones put in. Not `last`: the cells it leaves
+  // unphysical come back in PassStats::flagged_cells.
+  PassStats correct(const LevelStep& step, GroupPass& pass, const std::vector<LevelCell>& cells,
+                    const std::vector<LevelCell>& previous, bool last);
+
   const PrepareStats& prepare_stats() const { return prepare_stats_; }
   int ghost() const { return shape_.ghost; }
 
@@ -69,6 +80,7 @@ class Pipeline {
   std::size_t host_scratch_ = 0, device_scratch_ = 0;
   std::unique_ptr<Staging> staging_[2];
   PrepareStats prepare_stats_;
+  std::unique_ptr<Staging> correcting_;  // correct()'s, made on first use
 };
 
 }  // namespace tessera::exec

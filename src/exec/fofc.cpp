@@ -1,0 +1,197 @@
+// The correcting pass of first-order flux correction (kernels/mol_stages.hpp, header):
+// Pipeline::correct re-solves, from the level's previous state, every group of this rank
+// whose input box holds a flagged cell, with the flags as the boxes' last variable.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "pipeline_report.hpp"
+#include "stream_store.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
+#include "tessera/exec/pipeline.hpp"
+
+namespace tessera::exec {
+
+namespace {
+
+// One group to solve again: `undo` solves it as the solve before did (run() without flags,
+// or the previous correction with its flags), to take that solve's fluxes back out of the
+// flux registers.
+struct Entry {
+  int index;  // in the rank's groups, in batch order
+  bool undo;
+};
+
+// The box cells (index in the group's input box) of each group that holds flagged cells,
+// by the group's index in `groups`. A cell belongs to a box when it lies within `ghost`
+// cells of the group, across periodic boundaries too.
+std::map<int, std::vector<int>> flags_by_group(const mesh::Mesh& m, int level,
+                                               const std::vector<int>& groups, int ghost,
+                                               const std::vector<LevelCell>& cells) {
+  const auto& geo = m.geometry();
+  std::int64_t size[3], ngroups[3];
+  for (int d = 0; d < 3; ++d) {
+    size[d] = std::int64_t(geo.root_cells[d]) << level;
+    ngroups[d] = size[d] / kernels::kGroupSize;
+  }
+  auto key = [&](const std::int64_t(&g)[3]) {
+    return (g[2] * ngroups[1] + g[1]) * ngroups[0] + g[0];
+  };
+  std::unordered_map<std::int64_t, int> at;
+  for (std::size_t t = 0; t < groups.size(); ++t) {
+    const auto& c = m.patch(groups[t]).corner;
+    const std::int64_t g[3] = {c[0] / kernels::kGroupSize, c[1] / kernels::kGroupSize,
+                               c[2] / kernels::kGroupSize};
+    at[key(g)] = static_cast<int>(t);
+  }
+  const int n = kernels::box_size(ghost);
+  std::map<int, std::vector<int>> boxes;
+  for (const LevelCell& x : cells) {
+    // The groups whose boxes can hold x: at most two along each axis (ghost < 16).
+    std::int64_t cand[3][2];
+    int ncand[3];
+    for (int d = 0; d < 3; ++d) {
+      ncand[d] = 0;
+      for (const std::int64_t y : {x[d] - ghost, x[d] + ghost}) {
+        std::int64_t g = (y >= 0 ? y : y - kernels::kGroupSize + 1) / kernels::kGroupSize;
+        if (geo.periodic(d))
+          g = ((g % ngroups[d]) + ngroups[d]) % ngroups[d];
+        else if (g < 0 || g >= ngroups[d])
+          continue;
+        if (ncand[d] == 0 || cand[d][0] != g) cand[d][ncand[d]++] = g;
+      }
+    }
+    for (int a = 0; a < ncand[0]; ++a)
+      for (int b = 0; b < ncand[1]; ++b)
+        for (int e = 0; e < ncand[2]; ++e) {
+          const std::int64_t g[3] = {cand[0][a], cand[1][b], cand[2][e]};
+          const auto it = at.find(key(g));
+          if (it == at.end()) continue;
+          const auto& corner = m.patch(groups[it->second]).corner;
+          int box[3];
+          bool inside = true;
+          for (int d = 0; d < 3; ++d) {
+            std::int64_t o = x[d] - (corner[d] - ghost);
+            if (geo.periodic(d)) {
+              if (o < 0) o += size[d];
+              if (o >= n) o -= size[d];
+            }
+            inside = inside && o >= 0 && o < n;
+            box[d] = static_cast<int>(o);
+          }
+          if (inside) boxes[it->second].push_back((box[2] * n + box[1]) * n + box[0]);
+        }
+  }
+  return boxes;
+}
+
+}  // namespace
+
+PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
+                            const std::vector<LevelCell>& cells,
+                            const std::vector<LevelCell>& previous, bool last) {
+  PassStats stats;
+  const GroupSolver* solver = pass.correcting_solver(s, !last);
+  if (!solver || cells.empty()) return stats;
+  mesh::Mesh& m = s.mesh;
+  DeviceMesh* dm = s.resident;
+  const GroupShape shape = solver->shape();
+  const FieldRange in = pass.inputs(), out = pass.outputs();
+  if (shape.ghost != shape_.ghost || shape.in_vars != in.count + 1 ||
+      pass.input_count() != in.count || m.fields()[out.first].time_levels != 2 ||
+      pass.exchanges_outputs())
+    throw Error(ErrorKind::kInternal,
+                "pass '" + pass.name() + "': its correcting solver or fields do not fit");
+  const std::vector<int>& groups = dm         ? dm->tables().first_patch
+                                   : s.groups ? *s.groups
+                                              : m.groups(s.level);
+  const auto boxes = flags_by_group(m, s.level, groups, shape.ghost, cells);
+  if (boxes.empty()) return stats;
+  const auto before = flags_by_group(m, s.level, groups, shape.ghost, previous);
+  // run() made its outputs current: the step starts from the other slot.
+  const int read = m.next_slot(s.level), write = m.current_slot(s.level);
+  // Refluxing on the host: the group's fluxes from run() come out of the registers first
+  // (its solve without flags gives them again, bit for bit).
+  const bool undo = pass.refluxes() && !dm && m.num_levels() > 1;
+  std::vector<Entry> entries;
+  for (const auto& [t, flags] : boxes) {
+    if (undo) entries.push_back({t, true});
+    entries.push_back({t, false});
+  }
+  if (!correcting_ || !(correcting_->shape == shape))
+    correcting_ = executor_.allocate(std::min(batch_, 32), *solver);
+  Staging& st = *correcting_;
+  const int n3 = kernels::box_cells(shape.ghost);
+  const std::size_t flags_at = std::size_t(in.count) * n3;
+  std::size_t e = 0;
+  while (e < entries.size()) {
+    // A batch: up to the staging's capacity (resident: consecutive groups of the tables).
+    std::size_t end = e + 1;
+    while (end < entries.size() && int(end - e) < st.capacity &&
+           (!dm || entries[end].index == entries[end - 1].index + 1))
+      ++end;
+    const int count = static_cast<int>(end - e);
+    {
+      ScopedTimer t(s.timers, Stage::kPrepare);
+      for (int g = 0; g < count; ++g) {
+        const Entry& en = entries[e + g];
+        Real* box = st.in + g * st.in_reals;
+        if (!dm)
+          prepare_group(m, read, groups[en.index], shape.ghost, box, s.coarse_weight, in, s.time);
+        std::fill(box + flags_at, box + flags_at + n3, Real(0));
+        const auto it = en.undo ? before.find(en.index) : boxes.find(en.index);
+        if (it != (en.undo ? before.end() : boxes.end()))
+          for (const int c : it->second) box[flags_at + c] = Real(1);
+      }
+    }
+    {
+      ScopedTimer t(s.timers, Stage::kSolve);
+      if (dm)
+        executor_.submit_resident(*solver, st, count, *dm,
+                                  {entries[e].index, read, write, in.first, out.first, in.count});
+      else
+        executor_.submit(*solver, st, count);
+      executor_.wait(st);
+    }
+    ScopedTimer t(s.timers, Stage::kClose);
+    for (int g = 0; g < count; ++g) {
+      const Entry& en = entries[e + g];
+      const int first = groups[en.index];
+      const Real* planes = st.flux + g * st.flux_reals;
+      if (en.undo) {
+        s.registers.close_group(m, first, planes, -s.dt);
+        continue;
+      }
+      if (!dm) {
+        close_group(m, write, first, st.out + g * st.out_reals, out);
+        if (pass.refluxes()) s.registers.close_group(m, first, planes, s.dt);
+      }
+      const auto& r = st.results[g];
+      if (r.bad_cell >= 0) {
+        if (dm) executor_.fetch_resident(st, count);
+        report_unphysical(m, s.level, first, r, st.in + g * st.in_reals, st.ghost,
+                          st.out + g * st.out_reals, s.step, *solver, in.count);
+      }
+      if (r.flagged > 0) {  // for the next correction
+        if (dm) executor_.fetch_resident(st, count);
+        std::vector<int> left;
+        solver->flagged_cells(st.out + g * st.out_reals, left);
+        const auto& corner = m.patch(first).corner;
+        constexpr int n = kernels::kGroupSize;
+        for (const int c : left)
+          stats.flagged_cells.push_back(
+              {corner[0] + c % n, corner[1] + (c / n) % n, corner[2] + c / (n * n)});
+        stats.flagged += r.flagged;
+      }
+      stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
+      stats.floored += r.floored;
+      stats.groups += 1;
+    }
+    stream_fence();  // close_group streams into the pool
+    e = end;
+  }
+  return stats;
+}
+
+}  // namespace tessera::exec
