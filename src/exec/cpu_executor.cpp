@@ -38,6 +38,8 @@ void Executor::submit_resident(const GroupSolver&, Staging&, int, DeviceMesh&,
 
 void Executor::fetch_resident(Staging&, int) {}
 
+void Executor::fetch_resident_output(Staging&, int) {}
+
 namespace {
 
 class CpuExecutor final : public Executor {

@@ -261,6 +261,14 @@ class CudaExecutor final : public Executor {
     }
   }
 
+  void fetch_resident_output(Staging& base, int g) override {
+    auto& st = static_cast<CudaStaging&>(base);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    TESSERA_CUDA_CHECK(cudaMemcpy(st.h_out.get() + g * st.out_reals,
+                                  st.d_out.get() + g * st.out_reals, st.out_reals * sizeof(Real),
+                                  cudaMemcpyDeviceToHost));
+  }
+
   void fetch_resident(Staging& base, int count) override {
     auto& st = static_cast<CudaStaging&>(base);
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());

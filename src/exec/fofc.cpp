@@ -9,6 +9,7 @@
 #include "stream_store.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 #include "tessera/exec/pipeline.hpp"
 
 namespace tessera::exec {
@@ -120,7 +121,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     entries.push_back({t, false});
   }
   if (!correcting_ || !(correcting_->shape == shape))
-    correcting_ = executor_.allocate(std::min(batch_, 32), *solver);
+    correcting_ = executor_.allocate(std::min(batch_, 128), *solver);
   Staging& st = *correcting_;
   const int n3 = kernels::box_cells(shape.ghost);
   const std::size_t flags_at = std::size_t(in.count) * n3;
@@ -134,16 +135,21 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     const int count = static_cast<int>(end - e);
     {
       ScopedTimer t(s.timers, Stage::kPrepare);
-      for (int g = 0; g < count; ++g) {
-        const Entry& en = entries[e + g];
-        Real* box = st.in + g * st.in_reals;
-        if (!dm)
-          prepare_group(m, read, groups[en.index], shape.ghost, box, s.coarse_weight, in, s.time);
-        std::fill(box + flags_at, box + flags_at + n3, Real(0));
-        const auto it = en.undo ? before.find(en.index) : boxes.find(en.index);
-        if (it != (en.undo ? before.end() : boxes.end()))
-          for (const int c : it->second) box[flags_at + c] = Real(1);
-      }
+      ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic)
+      for (int g = 0; g < count; ++g)
+        errors.run(g, [&] {
+          const Entry& en = entries[e + g];
+          Real* box = st.in + g * st.in_reals;
+          if (!dm)
+            prepare_group(m, read, groups[en.index], shape.ghost, box, s.coarse_weight, in, s.time);
+          std::fill(box + flags_at, box + flags_at + n3, Real(0));
+          const auto& flags = en.undo ? before : boxes;
+          const auto it = flags.find(en.index);
+          if (it != flags.end())
+            for (const int c : it->second) box[flags_at + c] = Real(1);
+        });
+      errors.rethrow();
     }
     {
       ScopedTimer t(s.timers, Stage::kSolve);
@@ -155,6 +161,20 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
       executor_.wait(st);
     }
     ScopedTimer t(s.timers, Stage::kClose);
+    if (!dm) {
+      ParallelErrors errors;
+#pragma omp parallel
+      {
+#pragma omp for schedule(static)
+        for (int g = 0; g < count; ++g)
+          errors.run(g, [&] {
+            if (!entries[e + g].undo)
+              close_group(m, write, groups[entries[e + g].index], st.out + g * st.out_reals, out);
+          });
+        stream_fence();  // close_group streams into the pool
+      }
+      errors.rethrow();
+    }
     for (int g = 0; g < count; ++g) {
       const Entry& en = entries[e + g];
       const int first = groups[en.index];
@@ -163,10 +183,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
         s.registers.close_group(m, first, planes, -s.dt);
         continue;
       }
-      if (!dm) {
-        close_group(m, write, first, st.out + g * st.out_reals, out);
-        if (pass.refluxes()) s.registers.close_group(m, first, planes, s.dt);
-      }
+      if (!dm && pass.refluxes()) s.registers.close_group(m, first, planes, s.dt);
       const auto& r = st.results[g];
       if (r.bad_cell >= 0) {
         if (dm) executor_.fetch_resident(st, count);
@@ -174,7 +191,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
                           st.out + g * st.out_reals, s.step, *solver, in.count);
       }
       if (r.flagged > 0) {  // for the next correction
-        if (dm) executor_.fetch_resident(st, count);
+        if (dm) executor_.fetch_resident_output(st, g);
         std::vector<int> left;
         solver->flagged_cells(st.out + g * st.out_reals, left);
         const auto& corner = m.patch(first).corner;
@@ -188,7 +205,6 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
       stats.floored += r.floored;
       stats.groups += 1;
     }
-    stream_fence();  // close_group streams into the pool
     e = end;
   }
   return stats;

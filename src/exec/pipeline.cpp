@@ -326,18 +326,12 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
         ScopedTimer t(s.timers, Stage::kClose);
         const int first = b.first(k - 1), count = b.groups(k - 1);
         if (!dm) close_batch(s, pass, groups, first, count, prev);
-        bool fetched = false;
         for (int g = 0; g < count; ++g) {
           const auto& r = prev.results[g];
           if (r.flagged > 0) {
-            // Rare: the cells the correcting pass will take again (the resident copy's
-            // interiors fetched as for an error report).
-            if (dm && !fetched) {
-              const int other = k % 2;
-              if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
-              executor_.fetch_resident(prev, count);
-              fetched = true;
-            }
+            // The cells the correcting pass will take again (a resident group's interior
+            // fetched from the device).
+            if (dm) executor_.fetch_resident_output(prev, g);
             const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
             std::vector<int> cells;
             solver.flagged_cells(prev.out + g * prev.out_reals, cells);

@@ -118,6 +118,7 @@ std::vector<Real> random_groups(const Case& cs, int count, std::uint64_t seed, i
 struct ExtremeCounts {
   long long floored = 0;
   int bad_groups = 0;
+  long long flagged = 0;  // cells flagged by a detecting pass (first-order flux correction)
 };
 double compare_outputs(int count, int nvar, const std::vector<Real>& out_cpu,
                        const std::vector<Real>& out_gpu, const std::vector<Real>& flux_cpu,
@@ -144,8 +145,13 @@ double compare_device_outputs(int count, int nvar, const Real* d_out, const Real
                          extreme);
 }
 
+// First-order flux correction (mol_stages.hpp): the detecting pass, or the correcting
+// pass with random flags (one cell in 40, and every cell of the extreme slabs) as the
+// boxes' last variable.
+enum class FofcMode { kOff, kDetect, kCorrect };
+
 double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
-                        ExtremeCounts* extreme = nullptr) {
+                        ExtremeCounts* extreme = nullptr, FofcMode fofc = FofcMode::kOff) {
   const Scheme& scheme = cs.scheme;
   const int nvar = cs.nvar();
   MolParams prm{{{kGamma, Real(1e-10), Real(1e-12)},
@@ -153,25 +159,41 @@ double compare_with_cpu(const Case& cs, int count, std::uint64_t seed,
                  {kGamma, Real(1e-10), Real(1e-12), kGlmSpeed, kPsiDecay}},
                 Real(0.05),
                 cs.scalars};
+  prm.flag_unphysical = fofc == FofcMode::kDetect;
+  prm.floor_first_stage = fofc == FofcMode::kOff;
   const int ghost = ghost_width(scheme);
-  const std::size_t in_reals = group_in_reals(ghost, nvar), out_reals = group_out_reals(nvar);
+  const std::size_t out_reals = group_out_reals(nvar);
   const std::size_t flux_reals = group_flux_reals(nvar);
-  const std::vector<Real> in = random_groups(cs, count, seed, ghost, extreme != nullptr);
+  const std::vector<Real> boxes = random_groups(cs, count, seed, ghost, extreme != nullptr);
+  // The correcting pass's boxes: the conserved variables, then the flags.
+  const int in_vars = fofc == FofcMode::kCorrect ? nvar + 1 : nvar;
+  const int n3 = box_cells(ghost);
+  const std::size_t in_reals = std::size_t(in_vars) * n3;
+  std::vector<Real> in(count * in_reals, Real(0));
+  std::mt19937_64 rng(seed + 17);
+  for (int g = 0; g < count; ++g) {
+    const Real* b = boxes.data() + g * group_in_reals(ghost, nvar);
+    std::copy(b, b + std::size_t(nvar) * n3, in.data() + g * in_reals);
+    if (in_vars > nvar)
+      for (int c = 0; c < n3; ++c)
+        in[g * in_reals + std::size_t(nvar) * n3 + c] = Real(rng() % 40 == 0 || b[c] < 1e-6);
+  }
   std::vector<Real> out_cpu(count * out_reals), flux_cpu(count * flux_reals);
   std::vector<GroupResult> res_cpu(count);
   std::vector<Real> scratch(mol_scratch_reals(nvar));
   for (int g = 0; g < count; ++g)
     mol_group_cpu(scheme, prm, in.data() + g * in_reals, out_cpu.data() + g * out_reals,
                   flux_cpu.data() + g * flux_reals, &res_cpu[g],
-                  mol_scratch_view(scratch.data(), nvar));
+                  mol_scratch_view(scratch.data(), nvar), in_vars);
 
-  cuda::DeviceBuffer<Real> d_in(in.size()), d_prim(in.size()), d_u1(in.size()),
-      d_flux(3 * in.size()), d_out(out_cpu.size()), d_planes(flux_cpu.size());
+  const std::size_t box = std::size_t(count) * nvar * n3;
+  cuda::DeviceBuffer<Real> d_in(in.size()), d_prim(box), d_u1(box), d_flux(3 * box),
+      d_out(out_cpu.size()), d_planes(flux_cpu.size());
   cuda::DeviceBuffer<GroupResult> d_res(count);
   TESSERA_CUDA_CHECK(
       cudaMemcpy(d_in.get(), in.data(), in.size() * sizeof(Real), cudaMemcpyHostToDevice));
   const BoxArrays view{d_in.get(),     d_prim.get(), d_u1.get(), d_flux.get(), d_out.get(),
-                       d_planes.get(), d_res.get(),  count,      nvar};
+                       d_planes.get(), d_res.get(),  count,      nvar,         in_vars};
   launch_mol(scheme, view, prm, 0);
   return compare_device_outputs(count, nvar, d_out.get(), d_planes.get(), d_res.get(), out_cpu,
                                 flux_cpu, res_cpu, extreme);
@@ -216,11 +238,13 @@ double compare_outputs(int count, int nvar, const std::vector<Real>& out_cpu,
     if (res_cpu[g].bad_cell < 0)  // a group with a non-finite cell has no meaningful speed
       worst = std::max(worst, rel(res_gpu[g].max_speed, res_cpu[g].max_speed));
     EXPECT_EQ(res_gpu[g].floored, res_cpu[g].floored) << "group " << g;
+    EXPECT_EQ(res_gpu[g].flagged, res_cpu[g].flagged) << "group " << g;
     EXPECT_EQ(res_gpu[g].bad_cell == INT_MAX ? -1 : res_gpu[g].bad_cell, res_cpu[g].bad_cell)
         << "group " << g;
     if (extreme) {
       extreme->floored += res_cpu[g].floored;
       extreme->bad_groups += res_cpu[g].bad_cell >= 0;
+      extreme->flagged += res_cpu[g].flagged;
     }
   }
   EXPECT_EQ(finite_mismatch, 0) << "values finite on one backend and not on the other";

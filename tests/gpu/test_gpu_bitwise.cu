@@ -25,6 +25,22 @@ TEST(GpuKernelsNoFma, FloorsAndBadCellsBitwiseEqualToCpu) {
   }
 }
 
+// First-order flux correction: the detecting pass flags (and does not floor) the cells of
+// the extreme cases that the step leaves unphysical, non-finite ones included; the
+// correcting pass takes first-order fluxes on the faces of flagged cells. Every output
+// bit for bit, the same cells flagged and floored per group.
+TEST(GpuKernelsNoFma, FirstOrderFluxCorrectionBitwiseEqualToCpu) {
+  for (const Case& s : all_schemes()) {
+    ExtremeCounts detect, correct;
+    EXPECT_EQ(compare_with_cpu(s, 12, 409 + scheme_seed(s), &detect, FofcMode::kDetect), 0.0)
+        << case_name(s);
+    EXPECT_GT(detect.flagged, 0) << case_name(s);
+    EXPECT_EQ(detect.bad_groups, 0) << case_name(s);  // flagged instead
+    EXPECT_EQ(compare_with_cpu(s, 12, 509 + scheme_seed(s), &correct, FofcMode::kCorrect), 0.0)
+        << case_name(s);
+  }
+}
+
 // The relaxing-TVD solver: both physics (isothermal with a scalar), every flux limiter,
 // forward and backward sweeps, with floors and bad cells.
 TEST(GpuKernelsNoFma, RelaxingTvdBitwiseEqualToCpu) {

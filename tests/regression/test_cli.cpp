@@ -285,8 +285,10 @@ tessera::testing::CliResult run_unstable_sedov(const std::string& name, const st
 
 }  // namespace
 
+// Without first-order flux correction: with it the floors that make this run's time step
+// collapse do not happen (it reaches t_end, its energy 4% up).
 TEST(CliRunaway, CollapsingTimeStepStopsTheRunWithExit4) {
-  const auto r = run_unstable_sedov("collapse", "");
+  const auto r = run_unstable_sedov("collapse", "hydro.fofc=false");
   EXPECT_EQ(r.status, 4) << r.output;
   for (const char* text : {"the time step collapsed", "set by level 0", "below 1e-06 of the median",
                            "wrote diagnostic plot file"})

@@ -99,6 +99,9 @@ class Executor {
   // After wait() on a resident batch: copies its input boxes and new interiors to the
   // host staging (`in`, `out`), for an error report.
   virtual void fetch_resident(Staging& staging, int count);
+  // After wait() on a resident batch: copies the new interior of its group `g` alone to
+  // the host staging's `out` (the cells flagged for a correcting pass are read there).
+  virtual void fetch_resident_output(Staging& staging, int g);
 };
 
 std::unique_ptr<Executor> make_cpu_executor();
