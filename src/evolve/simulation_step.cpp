@@ -298,8 +298,10 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         std::sort(cells.begin(), cells.end());
         cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
         fresh.clear();
+        // No new cell: another round would repeat this one; it floors instead.
+        const bool last = round == kCorrections || (round > 1 && cells.size() == previous.size());
         try {
-          exec::PassStats fixed = pass->correct(s, cells, previous, round == kCorrections);
+          exec::PassStats fixed = pass->correct(s, cells, previous, last);
           speed = std::max(speed, fixed.max_speed);
           floored += fixed.floored;
           fresh = std::move(fixed.flagged_cells);
@@ -311,6 +313,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
           ScopedTimer t(timers_, Stage::kExchange);
           comm_->agree(error);
         }
+        if (last) break;
       }
       flagged += static_cast<long long>(cells.size());
     }
@@ -320,8 +323,9 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     speeds_[level] = comm_->max(speed);
     floored_ += comm_->sum(floored);
     corrected_ += flagged;  // every rank's cells already
-    // The fine fluxes of this step at coarse-fine faces go to the coarse patches' ranks.
-    if (ranks && level > 0) registers_.exchange(level - 1, *comm_);
+    // The fine fluxes of this step at coarse-fine faces go into the coarse patches'
+    // registers (on their ranks).
+    if (level > 0) registers_.finish_fine_step(level - 1, ranks ? comm_ : nullptr);
   }
   ++level_steps_[level];
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;

@@ -50,10 +50,9 @@ void FluxRegisters::build(const mesh::Mesh& m, const parallel::Partition& part, 
           if (q < 0 || m.patch(q).is_leaf()) continue;
           const int owner = part.owner(p), fine_owner = part.owner(m.patch(q).first_child);
           index_[level][key(p, face)] = static_cast<int>(registers_[level].size());
-          registers_[level].push_back(
-              {p, face,
-               std::vector<Real>(nflux_ * kFacePatchCells, owner == rank ? Real(0) : -Real(0)),
-               owner, fine_owner});
+          registers_[level].push_back({p, face, std::vector<Real>(nflux_ * kFacePatchCells, 0),
+                                       std::vector<Real>(nflux_ * kFacePatchCells, -Real(0)), owner,
+                                       fine_owner});
         }
       }
   patch_runs_.assign(m.num_levels(), {});
@@ -114,24 +113,31 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
                            plane_value(dir, plane, v, 2 * a, 2 * b + 1) +
                            plane_value(dir, plane, v, 2 * a + 1, 2 * b) +
                            plane_value(dir, plane, v, 2 * a + 1, 2 * b + 1);
-          r->data[(v * kPatchSize + a) * kPatchSize + b] += Real(0.25) * rdt * sum;
+          r->fine[(v * kPatchSize + a) * kPatchSize + b] += Real(0.25) * rdt * sum;
         }
   }
 }
 
-void FluxRegisters::exchange(int level, parallel::Comm& comm) {
+void FluxRegisters::finish_fine_step(int level, parallel::Comm* comm) {
   if (level >= static_cast<int>(registers_.size())) return;
   auto& regs = registers_[level];
+  // This rank's own registers: the step's sum added once.
+  for (Register& r : regs)
+    if (r.owner == rank_ && r.fine_owner == rank_) {
+      for (std::size_t k = 0; k < r.data.size(); ++k) r.data[k] += r.fine[k];
+      std::fill(r.fine.begin(), r.fine.end(), -Real(0));
+    }
+  if (!comm || comm->size() == 1) return;
   const std::size_t n = regs.empty() ? 0 : regs.front().data.size();
   // Both sides list the registers in the same (build) order.
-  std::vector<std::vector<double>> send(comm.size());
+  std::vector<std::vector<double>> send(comm->size());
   for (Register& r : regs)
     if (r.owner != rank_ && r.fine_owner == rank_) {
-      send[r.owner].insert(send[r.owner].end(), r.data.begin(), r.data.end());
-      std::fill(r.data.begin(), r.data.end(), -Real(0));
+      send[r.owner].insert(send[r.owner].end(), r.fine.begin(), r.fine.end());
+      std::fill(r.fine.begin(), r.fine.end(), -Real(0));
     }
-  const auto got = comm.exchange(std::move(send));
-  std::vector<std::size_t> at(comm.size(), 0);
+  const auto got = comm->exchange(std::move(send));
+  std::vector<std::size_t> at(comm->size(), 0);
   for (Register& r : regs) {
     if (r.owner != rank_ || r.fine_owner == rank_) continue;
     const std::vector<double>& from = got[r.fine_owner];
@@ -144,7 +150,7 @@ void FluxRegisters::exchange(int level, parallel::Comm& comm) {
     for (std::size_t k = 0; k < n; ++k) r.data[k] += Real(from[i + k]);
     i += n;
   }
-  for (int q = 0; q < comm.size(); ++q)
+  for (int q = 0; q < comm->size(); ++q)
     if (q != rank_ && at[q] != got[q].size())
       throw Error(ErrorKind::kInternal,
                   strprintf("flux registers of level %d: rank %d sent %zu values for %zu", level, q,
@@ -159,6 +165,7 @@ void FluxRegisters::reflux(mesh::Mesh& m, int level) {
   // Patches in parallel; the faces of one patch (which share edge cells) in order by one
   // thread, so the sums are the same for any thread count.
   const int nruns = static_cast<int>(runs.size()) - 1;
+  finish_fine_step(level, nullptr);  // a caller that stepped the finer level itself
 #pragma omp parallel for schedule(dynamic, 16)
   for (int run = 0; run < nruns; ++run)
     for (int i = runs[run]; i < runs[run + 1]; ++i)

@@ -70,18 +70,21 @@ std::map<int, std::vector<int>> flags_by_group(const mesh::Mesh& m, int level,
           const auto it = at.find(key(g));
           if (it == at.end()) continue;
           const auto& corner = m.patch(groups[it->second]).corner;
-          int box[3];
-          bool inside = true;
+          // Every image of x in the box: a periodic axis of one group (16 cells) holds a
+          // cell and its periodic copy in the same box.
+          int at[3][3], nat[3];
           for (int d = 0; d < 3; ++d) {
-            std::int64_t o = x[d] - (corner[d] - ghost);
-            if (geo.periodic(d)) {
-              if (o < 0) o += size[d];
-              if (o >= n) o -= size[d];
+            nat[d] = 0;
+            for (const int k : {-1, 0, 1}) {
+              if (k != 0 && !geo.periodic(d)) continue;
+              const std::int64_t o = x[d] + k * size[d] - (corner[d] - ghost);
+              if (o >= 0 && o < n) at[d][nat[d]++] = static_cast<int>(o);
             }
-            inside = inside && o >= 0 && o < n;
-            box[d] = static_cast<int>(o);
           }
-          if (inside) boxes[it->second].push_back((box[2] * n + box[1]) * n + box[0]);
+          for (int i = 0; i < nat[0]; ++i)
+            for (int j = 0; j < nat[1]; ++j)
+              for (int l = 0; l < nat[2]; ++l)
+                boxes[it->second].push_back((at[2][l] * n + at[1][j]) * n + at[0][i]);
         }
   }
   return boxes;
@@ -121,7 +124,8 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     entries.push_back({t, false});
   }
   if (!correcting_ || !(correcting_->shape == shape))
-    correcting_ = executor_.allocate(std::min(batch_, 128), *solver);
+    // Small: it is made on the first flagged cell, outside the memory estimate.
+    correcting_ = executor_.allocate(std::min(batch_, 32), *solver);
   Staging& st = *correcting_;
   const int n3 = kernels::box_cells(shape.ghost);
   const std::size_t flags_at = std::size_t(in.count) * n3;
@@ -190,7 +194,10 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
         report_unphysical(m, s.level, first, r, st.in + g * st.in_reals, st.ghost,
                           st.out + g * st.out_reals, s.step, *solver, in.count);
       }
-      if (r.flagged > 0) {  // for the next correction
+      // For the next correction. The host reads the flags off the unfloored cells with
+      // the kernel's own test; compiled with contractions the GPU may flag a cell at the
+      // floor to round-off that the host passes (it then stays as it came, at the floor).
+      if (r.flagged > 0) {
         if (dm) executor_.fetch_resident_output(st, g);
         std::vector<int> left;
         solver->flagged_cells(st.out + g * st.out_reals, left);

@@ -32,12 +32,14 @@ class FluxRegisters {
   // write disjoint registers: thread-safe.
   void close_group(const mesh::Mesh& mesh, int first_patch, const Real* planes, double dt);
 
-  // Several ranks, after each step of level + 1: every outbox of `level`'s registers goes
-  // to the rank that owns its coarse patch, which adds it to the register. A register
-  // receives one fine group's contribution per fine step, so adding each step's as it
-  // comes keeps one rank's order of additions, bit for bit: the outboxes start from -0,
-  // the identity of IEEE addition (+0 would turn a -0 contribution into +0).
-  void exchange(int level, parallel::Comm& comm);
+  // After each step of level + 1: the fine contributions of that step to `level`'s
+  // registers, gathered per register apart from the register (starting from -0, the
+  // identity of IEEE addition: +0 would turn a -0 contribution into +0), are added to it
+  // once; with several ranks (comm, a collective) those of other ranks' registers are sent
+  // to the owners first. A register so receives one sum per fine step, in the same order
+  // on any number of ranks, whatever the fine group added and took back within the step
+  // (first-order flux correction takes a solve's fluxes out and puts the new ones in).
+  void finish_fine_step(int level, parallel::Comm* comm);
 
   // Adds register / dx to the cells of `level` beside each registered face (minus on
   // the face's low side, plus on its high side), then clears the registers (this rank's
@@ -49,6 +51,7 @@ class FluxRegisters {
     int patch;               // coarse leaf patch
     int face;                // 2 * dir + side of that patch
     std::vector<Real> data;  // [nflux][8][8], transverse (a slower, b faster)
+    std::vector<Real> fine;  // this fine step's contributions, not yet in data (-0 when none)
     int owner = 0;           // rank of the coarse patch
     int fine_owner = 0;      // rank of the fine group beside the face
   };
