@@ -115,8 +115,9 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
   const auto before = flags_by_group(m, s.level, groups, shape.ghost, previous);
   // run() made its outputs current: the step starts from the other slot.
   const int read = m.next_slot(s.level), write = m.current_slot(s.level);
-  // Refluxing on the host: the group's fluxes from run() come out of the registers first
-  // (its solve without flags gives them again, bit for bit).
+  // Refluxing on the host: the group's fluxes from the solve before (run()'s, or the previous
+  // correction's) come out of the registers first: solved again with that solve's flags
+  // (none for run()), they come out bit for bit the same.
   const bool undo = pass.refluxes() && !dm && m.num_levels() > 1;
   std::vector<Entry> entries;
   for (const auto& [t, flags] : boxes) {
