@@ -200,14 +200,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
       // floor to round-off that the host passes (it then stays as it came, at the floor).
       if (r.flagged > 0) {
         if (dm) executor_.fetch_resident_output(st, g);
-        std::vector<int> left;
-        solver->flagged_cells(st.out + g * st.out_reals, left);
-        const auto& corner = m.patch(first).corner;
-        constexpr int n = kernels::kGroupSize;
-        for (const int c : left)
-          stats.flagged_cells.push_back(
-              {corner[0] + c % n, corner[1] + (c / n) % n, corner[2] + c / (n * n)});
-        stats.flagged += r.flagged;
+        collect_flagged(m, *solver, first, st.out + g * st.out_reals, r, stats);
       }
       stats.max_speed = std::max(stats.max_speed, double(r.max_speed));
       stats.floored += r.floored;

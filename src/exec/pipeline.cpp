@@ -57,6 +57,18 @@ bool GroupPass::prepare(const LevelStep& s, int first_patch, int ghost, Real* bo
                        s.coarse_weight, inputs(), s.time);
 }
 
+void collect_flagged(const mesh::Mesh& m, const GroupSolver& solver, int first_patch,
+                     const Real* out, const kernels::GroupResult& result, PassStats& stats) {
+  std::vector<int> cells;
+  solver.flagged_cells(out, cells);
+  const auto& corner = m.patch(first_patch).corner;
+  constexpr int n = kernels::kGroupSize;
+  for (const int c : cells)
+    stats.flagged_cells.push_back(
+        {corner[0] + c % n, corner[1] + (c / n) % n, corner[2] + c / (n * n)});
+  stats.flagged += result.flagged;
+}
+
 PassStats GroupPass::run(const LevelStep& step) {
   if (!pipeline_)
     throw Error(ErrorKind::kInternal, "pass '" + name() + "' has no pipeline to run through");
@@ -333,14 +345,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
             // fetched from the device).
             if (dm) executor_.fetch_resident_output(prev, g);
             const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
-            std::vector<int> cells;
-            solver.flagged_cells(prev.out + g * prev.out_reals, cells);
-            const auto& corner = m.patch(patch).corner;
-            constexpr int n = kernels::kGroupSize;
-            for (int c : cells)
-              stats.flagged_cells.push_back(
-                  {corner[0] + c % n, corner[1] + (c / n) % n, corner[2] + c / (n * n)});
-            stats.flagged += r.flagged;
+            collect_flagged(m, solver, patch, prev.out + g * prev.out_reals, r, stats);
           }
           if (r.bad_cell >= 0) {
             if (dm) {
