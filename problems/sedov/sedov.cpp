@@ -1,6 +1,9 @@
 // Sedov-Taylor point explosion in 3D (Sedov 1959; Wang, Abel & Kaehler 2009 §6.2): energy E
 // deposited uniformly as thermal energy in a sphere of radius r0 in a cold uniform medium. At late
 // times the shock radius is xi0 (E t^2 / rho0)^(1/5) (sedov_solution.hpp).
+// With problem.period the blast repeats on a lattice along the chosen periodic axes: a
+// domain of N periods holds N identical blasts, the same work per period (weak scaling of
+// an adaptive run over ranks).
 #include <algorithm>
 #include <cmath>
 
@@ -21,6 +24,7 @@ class Sedov final : public Problem {
         p0_(p.real("problem.p0")),
         gamma_(p.real("hydro.gamma")),
         center_(p.real3("problem.center")),
+        period_(p.real3("problem.period")),
         solution_(gamma_, energy_, rho0_),
         model_(p) {}
 
@@ -29,7 +33,7 @@ class Sedov final : public Problem {
   // the injection sphere has concentration 1.
   void initial_state(const CellBox& cell, Real* u) const override {
     using P = kernels::HydroAdiabatic;
-    const double f = sphere_volume_fraction(cell, center_, r0_);
+    const double f = sphere_volume_fraction(cell, nearest_center(cell.center()), r0_);
     const double e_in = energy_ / (4.0 / 3.0 * M_PI * r0_ * r0_ * r0_);
     u[P::kDens] = Real(rho0_);
     u[P::kMomX] = u[P::kMomY] = u[P::kMomZ] = 0;
@@ -40,14 +44,24 @@ class Sedov final : public Problem {
   std::optional<double> analytic_density(const CellBox& cell, double t) const override {
     if (t <= 0) return std::nullopt;
     const auto c = cell.center();
+    const auto o = nearest_center(c);
     double r2 = 0;
-    for (int d = 0; d < 3; ++d) r2 += (c[d] - center_[d]) * (c[d] - center_[d]);
+    for (int d = 0; d < 3; ++d) r2 += (c[d] - o[d]) * (c[d] - o[d]);
     return solution_.sample(std::sqrt(r2), t).rho;
   }
 
  private:
+  // The lattice's blast nearest to x (the centre itself without a period): validation keeps
+  // the spheres at least 2 r0 apart, so a cell meets one sphere at most.
+  std::array<double, 3> nearest_center(const std::array<double, 3>& x) const {
+    std::array<double, 3> c = center_;
+    for (int d = 0; d < 3; ++d)
+      if (period_[d] > 0) c[d] += period_[d] * std::round((x[d] - c[d]) / period_[d]);
+    return c;
+  }
+
   double energy_, r0_, rho0_, p0_, gamma_;
-  std::array<double, 3> center_;
+  std::array<double, 3> center_, period_;
   SedovSolution solution_;
   physics::Model model_;
 };
@@ -66,6 +80,31 @@ void validate_sedov(const Params& p, const mesh::Geometry& g) {
   const std::string sphere = "the injection sphere (problem.center = " + format_point(c) +
                              ", problem.radius = " + format_number(r0) + ")";
   require_in_domain(g, c, "the blast centre problem.center = " + format_point(c));
+  const auto period = p.real3("problem.period");
+  for (int d = 0; d < 3; ++d) {
+    if (period[d] == 0) continue;
+    const std::string key = std::string("problem.period = ") + format_point(period);
+    const char axis = "xyz"[d];
+    if (period[d] < 0)
+      throw Error(ErrorKind::kInput, key + ": a period is positive (0: the blast is not repeated)");
+    if (!g.periodic(d))
+      throw Error(ErrorKind::kInput,
+                  key + " repeats the blast along " + axis +
+                      ", whose boundaries are not periodic (mesh.bc_" + axis + "lo = \"" +
+                      p.string(std::string("mesh.bc_") + axis + "lo") +
+                      "\"): a lattice of blasts is a periodic flow; make them periodic");
+    const double length = g.xmax[d] - g.xmin[d], n = length / period[d];
+    if (n < 1 - 1e-9 || std::fabs(n - std::round(n)) > 1e-9 * n)
+      throw Error(ErrorKind::kInput,
+                  key + ": the domain's " + axis + " extent " + format_number(length) +
+                      " is not a whole number of periods, so the blasts beside the periodic " +
+                      axis + " faces would not be copies of each other");
+    if (period[d] < 4 * r0)
+      throw Error(ErrorKind::kInput,
+                  key + ": the injection spheres (problem.radius = " + format_number(r0) +
+                      ") would lie closer than two diameters apart along " + axis +
+                      " (a period of at least 4 problem.radius)");
+  }
   // The energy goes into the part of the sphere inside the domain. Past an outflow face it
   // is lost, and the deposit is not wrapped around periodic ones: the blast would have less
   // energy than problem.energy. Only a sphere centred on a reflecting face is a whole
@@ -75,7 +114,7 @@ void validate_sedov(const Params& p, const mesh::Geometry& g) {
     for (int side = 0; side < 2; ++side) {
       const double face = side ? g.xmax[d] : g.xmin[d];
       const double dist = std::fabs(c[d] - face);
-      if (dist >= r0) continue;
+      if (dist >= r0 || period[d] > 0) continue;  // a lattice wraps around its faces
       const double tol = 1e-12 * (g.xmax[d] - g.xmin[d]);
       if (dist <= tol && g.boundary[d][side] == mesh::Boundary::kReflecting) {
         ++halvings;
@@ -164,6 +203,16 @@ std::vector<ParamSpec> sedov_params() {
        ParamType::kReal3,
        std::array<double, 3>{0, 0, 0},
        "centre of the explosion",
+       {},
+       0,
+       {}},
+      {"problem",
+       "period",
+       ParamType::kReal3,
+       std::array<double, 3>{0, 0, 0},
+       "the blast repeated every period along each axis (0: once); a repeated axis is "
+       "periodic and a whole number of periods long (a lattice of blasts: the same work "
+       "per period, for weak scaling)",
        {},
        0,
        {}},

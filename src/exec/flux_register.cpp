@@ -118,6 +118,20 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
   }
 }
 
+bool FluxRegisters::touches(const mesh::Mesh& m, int first_patch) const {
+  const int level = m.patch(first_patch).level;
+  for (int c = 0; c < mesh::kFamilySize; ++c)
+    for (int face = 0; face < 6; ++face)
+      if (has(level, first_patch + c, face)) return true;
+  if (level == 0) return false;
+  const int parent = m.patch(first_patch).parent;
+  for (int face = 0; face < 6; ++face) {
+    const int q = face_neighbour(m, parent, face);
+    if (q >= 0 && m.patch(q).is_leaf() && has(level - 1, q, face ^ 1)) return true;
+  }
+  return false;
+}
+
 void FluxRegisters::finish_fine_step(int level, parallel::Comm* comm) {
   if (level >= static_cast<int>(registers_.size())) return;
   auto& regs = registers_[level];

@@ -121,7 +121,8 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
   const bool undo = pass.refluxes() && !dm && m.num_levels() > 1;
   std::vector<Entry> entries;
   for (const auto& [t, flags] : boxes) {
-    if (undo) entries.push_back({t, true});
+    // A group on no register has nothing to undo: its solve is not repeated.
+    if (undo && s.registers.touches(m, groups[t])) entries.push_back({t, true});
     entries.push_back({t, false});
   }
   if (!correcting_ || !(correcting_->shape == shape))

@@ -145,6 +145,21 @@ TEST(ProblemValidation, SedovRejectsACentreOrSphereOutsideTheDomain) {
                   {"crosses the lower z face", "mesh.bc_zlo = \"outflow\""});
 }
 
+TEST(ProblemValidation, SedovRejectsAMeaninglessLattice) {
+  const std::string periodic = " mesh.bc_xlo=periodic mesh.bc_xhi=periodic";
+  const std::string two = " mesh.nx=[128,64,64] mesh.xmax=[1.5,0.5,0.5]";
+  expect_accepted("check " + kSedov + two + periodic + " problem.period=[1,0,0]");
+  expect_rejected("check " + kSedov + two + " problem.period=[1,0,0]",
+                  {"problem.period = [1.0, 0.0, 0.0]", "repeats the blast along x",
+                   "mesh.bc_xlo = \"outflow\"", "make them periodic"});
+  expect_rejected("check " + kSedov + two + periodic + " problem.period=[0.75,0,0]",
+                  {"problem.period = [0.75, 0.0, 0.0]", "not a whole number of periods"});
+  expect_rejected("check " + kSedov + two + periodic + " problem.period=[0.125,0,0]",
+                  {"closer than two diameters", "at least 4 problem.radius"});
+  expect_rejected("check " + kSedov + two + periodic + " problem.period=[-1,0,0]",
+                  {"a period is positive"});
+}
+
 TEST(ProblemValidation, SedovRejectsAnInjectionSphereTheCellsMiss) {
   // 1e-4 is 0.006 root cells: no sub-sample of the cells lies inside, no energy deposited.
   expect_rejected("check " + kSedov + " problem.radius=1e-4",

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <limits>
@@ -44,5 +45,9 @@ class ParallelErrors {
   std::atomic<std::int64_t> first_index_{std::numeric_limits<std::int64_t>::max()};
   std::exception_ptr error_;
 };
+
+// to[0, n) = from[0, n) on the OpenMP threads: one core does not fill the page-locked
+// buffers that large host-GPU copies go through at the bus's rate.
+void parallel_copy(double* to, const double* from, std::size_t n);
 
 }  // namespace tessera

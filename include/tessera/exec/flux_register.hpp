@@ -31,6 +31,9 @@ class FluxRegisters {
   // patch's register (+= dt F, averaged over the 4 fine faces of each coarse face). Groups
   // write disjoint registers: thread-safe.
   void close_group(const mesh::Mesh& mesh, int first_patch, const Real* planes, double dt);
+  // Whether close_group would add anything for the group: a face of one of its leaf
+  // patches, or of the group itself, on a register.
+  bool touches(const mesh::Mesh& mesh, int first_patch) const;
 
   // After each step of level + 1: the fine contributions of that step to `level`'s
   // registers, gathered per register apart from the register (starting from -0, the
@@ -57,6 +60,9 @@ class FluxRegisters {
   };
   static long long key(int patch, int face) { return 6LL * patch + face; }
   Register* find(int level, int patch, int face);
+  bool has(int level, int patch, int face) const {
+    return level < static_cast<int>(index_.size()) && index_[level].count(key(patch, face)) > 0;
+  }
   void reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
 
   int rank_ = 0;
