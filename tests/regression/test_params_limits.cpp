@@ -302,6 +302,24 @@ TEST(CliLimits, DirectoryInPlaceOfParameterFile) {
   }
 }
 
+// A named pipe that no program writes to is refused at once (opening it would wait for a
+// writer forever); one that a program writes is read like a file.
+TEST(CliLimits, NamedPipeInPlaceOfParameterFile) {
+  const std::string fifo = (temp_dir() / "params.fifo").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const Result idle = run("check " + fifo);
+  EXPECT_EQ(idle.status, 2) << idle.output;
+  EXPECT_NE(idle.output.find("is a pipe that nothing was written to"), std::string::npos)
+      << idle.output;
+  // A writer that opens the pipe a second after the check started.
+  const Result fed =
+      run("check " + fifo + " & p=$!; (sleep 1; cat " + kSod + " > " + fifo + "); wait $p");
+  EXPECT_EQ(fed.status, 0) << fed.output;
+  EXPECT_NE(fed.output.find("name = \"sod\""), std::string::npos) << fed.output;
+  std::filesystem::remove(fifo);
+}
+
 TEST(CliLimits, UnreadableParameterFile) {
   // A path through a regular file fails for every user, root included.
   const std::string through_file = kSod + "/params.toml";
