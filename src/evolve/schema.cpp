@@ -325,6 +325,14 @@ std::vector<ParamSpec> core_specs() {
            "cells (Truelove et al. 1997: at least 4 against artificial fragmentation; 0: off; "
            "needs gravity.enabled); refined patches stay refined while it holds on their "
            "own cells"),
+      real("units", "length_cgs", 1.0, {0, kInf, true, false},
+           "the code unit of length in cm. Units label the outputs (plot file attributes the "
+           "yt loader scripts/tessera_yt.py reads, the log); the equations are solved in code "
+           "units, gravity.G included"),
+      real("units", "mass_cgs", 1.0, {0, kInf, true, false}, "the code unit of mass in g"),
+      real("units", "time_cgs", 1.0, {0, kInf, true, false}, "the code unit of time in s"),
+      real("units", "mu", 0.6, {0, kInf, true, false},
+           "mean molecular weight, in hydrogen masses (temperature T = mu m_H p / (rho k_B))"),
       {"output",
        "dir",
        ParamType::kString,
@@ -388,8 +396,8 @@ const ParamSchema& parameter_schema() {
   static const ParamSchema schema = [] {
     ParamSchema sc;
     sc.specs = core_specs();
-    sc.sections = {"run", "gpu",     "mpi", "mesh",   "hydro",
-                   "mhd", "gravity", "amr", "output", "problem"};
+    sc.sections = {"run",     "gpu", "mpi",    "mesh",  "hydro",  "mhd",
+                   "gravity", "amr", "output", "units", "problem"};
     sc.problem_specs = [](const std::string& name) { return find_problem(name).params(); };
     return sc;
   }();
@@ -429,12 +437,13 @@ Params load_run_params(const std::string& file, const std::vector<std::string>& 
 namespace {
 // Keys a restart may change; besides them every [gpu], [mpi] and [output] key (the GPU's
 // batching, the decomposition and the outputs change no number of the solution). Outside
-// those sections: what only the plot files show (mhd.plot_divb) and the permission to run
-// past the stable Courant number (hydro.cfl_unsafe: hydro.cfl itself cannot change).
+// those sections: what only the plot files show (mhd.plot_divb, the [units] that label
+// them) and the permission to run past the stable Courant number (hydro.cfl_unsafe:
+// hydro.cfl itself cannot change).
 const char* const kRestartKeys[] = {
     "run.t_end",     "run.max_steps", "run.threads",      "run.log_interval", "run.log_seconds",
     "run.wall_time", "run.backend",   "run.memory_limit", "mhd.plot_divb",    "hydro.cfl_unsafe"};
-const char* const kRestartSections[] = {"gpu", "mpi", "output"};
+const char* const kRestartSections[] = {"gpu", "mpi", "output", "units"};
 }  // namespace
 
 bool may_change_on_restart(const std::string& name) {

@@ -111,6 +111,18 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
                                        mesh::Hierarchy{}, comm.size() == 1);
   gravity::check_params(params_, mesh_->geometry());
   log_line("equations: %s", model_.describe().c_str());
+  {
+    const double l = params_.real("units.length_cgs"), m = params_.real("units.mass_cgs"),
+                 t = params_.real("units.time_cgs");
+    if (l == 1 && m == 1 && t == 1)
+      log_line(
+          "units: code units (1 cm, 1 g, 1 s; set [units] to label the outputs in "
+          "physical ones), mean molecular weight %g",
+          params_.real("units.mu"));
+    else
+      log_line("units: length %g cm, mass %g g, time %g s, mean molecular weight %g", l, m, t,
+               params_.real("units.mu"));
+  }
   problem_ = create_problem(params_);
   install_problem_boundary(*mesh_);
   executor_ = make_executor(params_);

@@ -225,6 +225,7 @@ std::string Simulation::write_plot_on_root(
         io::make_plot_file(*mesh_, to_primitive(), model_.params().adiabatic.gamma, problem_name_,
                            static_cast<int>(step_), time_, params_.to_toml(), derived, c->owns);
     plot.run_id = run_id_;  // which run a later run in this directory finds (claim_output_dir)
+    label_units(plot);
     io::write_plot_file(path, plot, &*c);
     return path;
   }
@@ -238,9 +239,16 @@ std::string Simulation::write_plot_on_root(
                                            problem_name_, static_cast<int>(step_), time_,
                                            params_.to_toml(), derived_plot_fields());
     plot.run_id = run_id_;
+    label_units(plot);
     io::write_plot_file(path, plot);
   });
   return path;
+}
+
+void Simulation::label_units(io::PlotFile& plot) const {
+  plot.units_cgs = {params_.real("units.length_cgs"), params_.real("units.mass_cgs"),
+                    params_.real("units.time_cgs")};
+  plot.mu = params_.real("units.mu");
 }
 
 void Simulation::guard_output_dir() {

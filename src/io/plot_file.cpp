@@ -172,6 +172,10 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   w.string_attribute(f, "Problem", plot.problem);
   w.string_attribute(f, "Parameters", plot.parameters);
   w.attribute(f, "Gamma", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.gamma);
+  w.attribute(f, "UnitLength", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.units_cgs[0]);
+  w.attribute(f, "UnitMass", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.units_cgs[1]);
+  w.attribute(f, "UnitTime", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.units_cgs[2]);
+  w.attribute(f, "MeanMolecularWeight", H5T_IEEE_F64BE, H5T_NATIVE_DOUBLE, {}, &plot.mu);
   w.string_attribute(f, "CodeVersion", plot.code_version);
   if (!plot.run_id.empty()) w.string_attribute(f, "RunId", plot.run_id);
   w.string_attribute(f, "Precision", kPrecisionName);

@@ -255,6 +255,8 @@ class Simulation {
   io::ToPrimitive to_primitive() const;
   // Plot-file fields computed from the mesh (div B with mhd.plot_divb).
   std::vector<io::DerivedField> derived_plot_fields() const;
+  // A plot file's [units] attributes.
+  void label_units(io::PlotFile& plot) const;
   void log_totals_line() const;
   // The history file's columns, and one of its rows (a collective: the totals), output.history.
   std::vector<std::string> history_columns() const;

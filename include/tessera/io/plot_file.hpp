@@ -46,6 +46,10 @@ struct PlotFile {
   std::optional<std::vector<std::size_t>> own_blocks;
   std::string parameters;  // the effective parameters as TOML text
   double gamma = 0;
+  // The code units in cgs and the mean molecular weight ([units]): attributes UnitLength
+  // (cm), UnitMass (g), UnitTime (s) and MeanMolecularWeight, for scripts/tessera_yt.py.
+  std::array<double, 3> units_cgs{1, 1, 1};
+  double mu = 0.6;
   std::string code_version;
   std::string run_id;  // the run (and its restarts) that wrote it: io::new_run_id
 };
