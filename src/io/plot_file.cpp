@@ -232,6 +232,30 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
                 plot.values.data() + g.first * per_var);
   }
 
+  // Each cell's refinement level, for the .xdmf (ParaView and VisIt colour by it): one byte
+  // per cell; Athena++ readers, which read the datasets of DatasetNames, pass it by.
+  {
+    const std::size_t cells = std::size_t(n) * n * n;
+    std::vector<std::uint8_t> cell_levels;
+    if (plot.own_blocks) {
+      std::vector<std::pair<hsize_t, hsize_t>> runs;
+      for (const std::size_t b : *plot.own_blocks) {
+        if (!runs.empty() && runs.back().first + runs.back().second == b)
+          ++runs.back().second;
+        else
+          runs.push_back({b, 1});
+        cell_levels.insert(cell_levels.end(), cells, std::uint8_t(plot.blocks[b].level));
+      }
+      w.block_dataset(f, "CellLevels", H5T_STD_U8LE, H5T_NATIVE_UINT8, {1, nblocks, n, n, n}, runs,
+                      cell_levels.data());
+    } else {
+      for (std::size_t b = 0; b < nblocks; ++b)
+        cell_levels.insert(cell_levels.end(), cells, std::uint8_t(plot.blocks[b].level));
+      w.dataset(f, "CellLevels", H5T_STD_U8LE, H5T_NATIVE_UINT8, {1, nblocks, n, n, n},
+                cell_levels.data());
+    }
+  }
+
   w.check_agreed(H5Fflush(f, H5F_SCOPE_GLOBAL), "H5Fflush");
   w.check_agreed(file.close(), "H5Fclose");
 }
@@ -259,6 +283,18 @@ void write_xdmf(const std::string& path, const std::string& tmp_name, const Plot
       << "<Domain>\n"
       << "<Grid Name=\"Mesh\" GridType=\"Collection\" CollectionType=\"Spatial\">\n"
       << "  <Time Value=\"" << plot.time << "\"/>\n";
+  // Vectors: (name, its components' dataset and index), where all three are plotted.
+  std::vector<std::pair<std::string, std::vector<std::pair<const DatasetGroup*, std::size_t>>>>
+      vectors;
+  for (const auto& [name, prefix] : {std::pair{"velocity", "vel"}, {"magnetic_field", "Bcc"}}) {
+    std::vector<std::pair<const DatasetGroup*, std::size_t>> components;
+    for (int c = 1; c <= 3; ++c)
+      for (const DatasetGroup& g : groups)
+        for (std::size_t i = 0; i < g.count; ++i)
+          if (plot.variables[g.first + i] == prefix + std::to_string(c))
+            components.push_back({&g, i});
+    if (components.size() == 3) vectors.push_back({name, components});
+  }
   const char* faces[3] = {"x1f", "x2f", "x3f"};
   for (std::size_t b = 0; b < nblocks; ++b) {
     out << "  <Grid Name=\"MeshBlock" << b << "\" GridType=\"Uniform\">\n"
@@ -274,20 +310,39 @@ void write_xdmf(const std::string& path, const std::string& tmp_name, const Plot
           << "      </DataItem>\n";
     }
     out << "    </Geometry>\n";
+    // Block b's cells of variable i of a dataset of `count` variables.
+    auto slab = [&](std::size_t i, std::size_t count, const std::string& dataset,
+                    const std::string& type, const char* indent) {
+      out << indent << "<DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << ' ' << n << ' ' << n
+          << "\">\n"
+          << indent << "  <DataItem Dimensions=\"3 5\" NumberType=\"Int\"> " << i << ' ' << b
+          << " 0 0 0 1 1 1 1 1 1 1 " << n << ' ' << n << ' ' << n << " </DataItem>\n"
+          << indent << "  <DataItem Dimensions=\"" << count << ' ' << nblocks << ' ' << n << ' '
+          << n << ' ' << n << "\" " << type << " Format=\"HDF\"> " << h5 << ":/"
+          << xml_escape(dataset) << " </DataItem>\n"
+          << indent << "</DataItem>\n";
+    };
     for (const DatasetGroup& g : groups)
       for (std::size_t i = 0; i < g.count; ++i) {
         out << "    <Attribute Name=\"" << xml_escape(plot.variables[g.first + i])
-            << "\" Center=\"Cell\">\n"
-            << "      <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << ' ' << n << ' ' << n
-            << "\">\n"
-            << "        <DataItem Dimensions=\"3 5\" NumberType=\"Int\"> " << i << ' ' << b
-            << " 0 0 0 1 1 1 1 1 1 1 " << n << ' ' << n << ' ' << n << " </DataItem>\n"
-            << "        <DataItem Dimensions=\"" << g.count << ' ' << nblocks << ' ' << n << ' '
-            << n << ' ' << n << "\" " << real_item << " Format=\"HDF\"> " << h5 << ":/"
-            << xml_escape(g.name) << " </DataItem>\n"
-            << "      </DataItem>\n"
-            << "    </Attribute>\n";
+            << "\" Center=\"Cell\">\n";
+        slab(i, g.count, g.name, real_item, "      ");
+        out << "    </Attribute>\n";
       }
+    out << "    <Attribute Name=\"level\" Center=\"Cell\">\n";
+    slab(0, 1, "CellLevels", "NumberType=\"UChar\" Precision=\"1\"", "      ");
+    out << "    </Attribute>\n";
+    // The velocity and the magnetic field as vectors (glyphs and stream lines without a
+    // calculator): their three components joined.
+    for (const auto& [name, components] : vectors) {
+      out << "    <Attribute Name=\"" << name << "\" AttributeType=\"Vector\" Center=\"Cell\">\n"
+          << "      <DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\""
+          << n << ' ' << n << ' ' << n << " 3\">\n";
+      for (const auto& [group, i] : components)
+        slab(i, group->count, group->name, real_item, "        ");
+      out << "      </DataItem>\n"
+          << "    </Attribute>\n";
+    }
     out << "  </Grid>\n";
   }
   out << "</Grid>\n"

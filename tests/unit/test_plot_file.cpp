@@ -130,6 +130,7 @@ class PlotFileReader {
   template <typename T>
   static hid_t mem_type() {
     if constexpr (std::is_same_v<T, int>) return H5T_NATIVE_INT;
+    if constexpr (std::is_same_v<T, std::uint8_t>) return H5T_NATIVE_UINT8;
     if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
     if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
     return H5T_NATIVE_DOUBLE;
@@ -313,6 +314,13 @@ TEST_F(PlotFileTest, WritesTheAthenaPPLayout) {
     }
   }
 
+  // Each cell's level (for the .xdmf), one byte per cell.
+  expect_shape(r.dataset_shape("CellLevels"), H5T_INTEGER, 1, {1, nb, n, n, n}, "CellLevels");
+  const std::vector<std::uint8_t> cell_levels = r.dataset<std::uint8_t>("CellLevels");
+  ASSERT_EQ(cell_levels.size(), nb * n * n * n);
+  for (std::size_t c = 0; c < cell_levels.size(); ++c)
+    ASSERT_EQ(int(cell_levels[c]), plot.blocks[c / (n * n * n)].level) << "cell " << c;
+
   // Coordinates: in the precision of Real, faces [nb][n+1] and centres [nb][n].
   const char* faces[3] = {"x1f", "x2f", "x3f"};
   const char* centres[3] = {"x1v", "x2v", "x3v"};
@@ -381,8 +389,21 @@ TEST_F(PlotFileTest, XdmfDescribesEveryBlock) {
     EXPECT_EQ(count(xdmf, "<Attribute Name=\"" + var + "\""), nb) << var;
   }
   // Hyperslabs into the .athdf, named relative to the .xdmf so the pair can be moved.
-  EXPECT_EQ(count(xdmf, "> blast.00000.athdf:/prim <"), nb * plot.variables.size());
+  // (each variable, and the velocity vector's three components again)
+  EXPECT_EQ(count(xdmf, "> blast.00000.athdf:/prim <"), nb * (plot.variables.size() + 3));
   EXPECT_EQ(count(xdmf, "> blast.00000.athdf:/x1f <"), nb);
+  // The level of every cell, and the velocity as a vector of its three components.
+  EXPECT_EQ(count(xdmf, "<Attribute Name=\"level\" Center=\"Cell\">"), nb);
+  EXPECT_EQ(count(xdmf, "> blast.00000.athdf:/CellLevels <"), nb);
+  EXPECT_EQ(count(xdmf, "<Attribute Name=\"velocity\" AttributeType=\"Vector\""), nb);
+  EXPECT_EQ(count(xdmf, "Function=\"JOIN($0, $1, $2)\""), nb);
+  EXPECT_EQ(count(xdmf, "magnetic_field"), 0u);  // no Bcc1..3 in this file
+  // The first block's velocity: vel1, vel2, vel3 (variables 2, 3, 4 of prim) in order.
+  const std::size_t v = xdmf.find("Name=\"velocity\"");
+  ASSERT_NE(v, std::string::npos);
+  const std::size_t a = xdmf.find("> 2 0 0 0 0 ", v), b2 = xdmf.find("> 3 0 0 0 0 ", v),
+                    c = xdmf.find("> 4 0 0 0 0 ", v);
+  EXPECT_TRUE(a < b2 && b2 < c && c < xdmf.find("</Attribute>", v)) << xdmf.substr(v, 2000);
   EXPECT_EQ(count(xdmf, dir_.string()), 0u);
   EXPECT_NE(xdmf.find("Precision=\"" + std::to_string(sizeof(Real)) + "\""), std::string::npos);
 }
