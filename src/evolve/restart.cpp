@@ -16,31 +16,43 @@ Params restart_params(const Params& requested, const std::vector<std::string>& o
   const Params stored = load_params_from_string(
       header.parameters, "parameters stored in checkpoint '" + checkpoint_path + "'", {},
       parameter_schema());
+  Params result = requested;
   for (const ParamSpec& spec : requested.specs()) {
     const std::string name = spec.name();
-    if (may_change_on_restart(name)) continue;
     bool known = false;
     for (const ParamSpec& s : stored.specs()) known = known || s.name() == name;
-    if (!known)
+    if (!known) {
+      if (may_change_on_restart(name)) continue;
       throw Error(ErrorKind::kInput, "the parameter file sets " + name +
                                          ", which the run in checkpoint '" + checkpoint_path +
                                          "' did not have (another problem?)");
+    }
     if (requested.value(name) == stored.value(name)) continue;
-    // Repeating the original command line with --restart added is fine; changing the
-    // solution is not.
-    std::string source = "the parameter file sets " + name + " = ";
+    const std::string now = format_param_value(requested.value(name));
+    const std::string then = format_param_value(stored.value(name));
+    if (may_change_on_restart(name)) {
+      log_line("restart: %s = %s (the checkpoint's run had %s)", name.c_str(), now.c_str(),
+               then.c_str());
+      continue;
+    }
+    bool overridden = false;
     for (const std::string& o : overrides)
-      if (o.substr(0, o.find('=')) == name) source = "override " + name + "=";
+      overridden = overridden || o.substr(0, o.find('=')) == name;
+    // The parameter file (without the original run's command-line overrides) does not
+    // decide what the checkpoint's run was: its value is the checkpoint's.
+    if (!overridden) {
+      result.set(spec, stored.value(name));
+      log_line("restart: %s = %s from the checkpoint (the parameter file has %s)", name.c_str(),
+               then.c_str(), now.c_str());
+      continue;
+    }
+    // An override on the restart's command line that changes the solution is refused.
     throw Error(ErrorKind::kInput,
-                source + format_param_value(requested.value(name)) + " but checkpoint '" +
-                    checkpoint_path + "' was written with " +
-                    format_param_value(stored.value(name)) +
-                    "; this key cannot change on restart (only " + restart_changeable_keys(false) +
-                    " can; start a new run to change it)");
+                "override " + name + "=" + now + " but checkpoint '" + checkpoint_path +
+                    "' was written with " + then + "; this key cannot change on restart (only " +
+                    restart_changeable_keys(false) + " can; start a new run to change it)");
   }
-  // Same keys on both sides now, so the requested set is the checkpoint's with the
-  // changeable keys replaced.
-  return requested;
+  return result;
 }
 
 std::string resolve_checkpoint(const std::string& spec, const Params& requested) {
