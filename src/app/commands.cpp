@@ -1,6 +1,8 @@
 #include "src/app/commands.hpp"
 
 #include <omp.h>
+#include <algorithm>
+#include <filesystem>
 
 #include <cstdio>
 #include <memory>
@@ -259,9 +261,26 @@ int command_analytic(const std::string& file, const std::vector<std::string>& ov
   return 0;
 }
 
-int command_problems() {
-  for (const ProblemInfo* p : all_problems())
-    std::printf("%-16s %s\n", p->name.c_str(), p->description.c_str());
+int command_problems(const std::string& name) {
+  if (name.empty()) {
+    for (const ProblemInfo* p : all_problems())
+      std::printf("%-16s %s\n", p->name.c_str(), p->description.c_str());
+    return 0;
+  }
+  find_problem(name);  // an unknown name: the error lists the known ones
+  std::fputs(parameter_reference_markdown(name).c_str(), stdout);
+  const std::filesystem::path dir = std::filesystem::path(TESSERA_PROBLEMS_DIR) / name;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    if (e.path().extension() == ".toml") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) {
+    std::printf("\nShipped parameter files: none found in %s\n", dir.string().c_str());
+  } else {
+    std::printf("\nShipped parameter files (tessera run FILE [section.key=value ...]):\n\n");
+    for (const std::string& f : files) std::printf("- %s\n", f.c_str());
+  }
   return 0;
 }
 

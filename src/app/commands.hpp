@@ -23,7 +23,9 @@ int command_verify(const std::string& checkpoint);
 // (centre and width) read from standard input, one value per line.
 int command_analytic(const std::string& file, const std::vector<std::string>& overrides,
                      double time);
-int command_problems();
+// Without a name: every problem with its description. With one: its description, its
+// parameters and its shipped parameter files (an unknown name is an input error).
+int command_problems(const std::string& name = "");
 int command_params(const std::string& only);
 std::string version_text();
 

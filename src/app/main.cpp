@@ -61,7 +61,10 @@ int main(int argc, char** argv) {
   analytic->add_option("file", file, "parameter file (TOML)")->required();
   analytic->add_option("overrides", overrides, "section.key=value overrides");
   analytic->add_option("--time", time, "simulation time")->required();
-  auto* problems = app.add_subcommand("problems", "list the problems with a description");
+  auto* problems = app.add_subcommand(
+      "problems", "list the problems with a description; with a name, its parameters and files");
+  std::string problem_name;
+  problems->add_option("name", problem_name, "a problem (e.g. sedov)");
   auto* params = app.add_subcommand("params", "print the parameter reference (Markdown)");
   std::string params_only;
   params->add_option("section", params_only,
@@ -107,7 +110,7 @@ int main(int argc, char** argv) {
     } else if (*analytic) {
       code = tessera::app::command_analytic(file, overrides, time);
     } else if (*problems) {
-      code = tessera::app::command_problems();
+      code = tessera::app::command_problems(problem_name);
     } else if (*params) {
       code = tessera::app::command_params(params_only);
     }

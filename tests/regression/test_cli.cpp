@@ -59,6 +59,18 @@ TEST(Cli, ProblemsListsEveryProblem) {
     EXPECT_NE(r.output.find(p), std::string::npos) << p;
 }
 
+TEST(Cli, ProblemsNameShowsItsParametersAndFiles) {
+  const Result r = run("problems sedov");
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* s : {"Sedov-Taylor", "problem.energy", "problem.period",
+                        "/problems/sedov/sedov.toml", "/problems/sedov/sedov_amr.toml"})
+    EXPECT_NE(r.output.find(s), std::string::npos) << s << "\n" << r.output;
+  EXPECT_EQ(r.output.find("hydro.gamma"), std::string::npos) << r.output;  // its keys only
+  const Result bad = run("problems sedv");
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_NE(bad.output.find("sedov"), std::string::npos) << bad.output;
+}
+
 TEST(Cli, CheckPrintsEffectiveParametersWithDefaults) {
   const Result r = run("check " + kSod + " hydro.cfl=0.5");
   EXPECT_EQ(r.status, 0) << r.output;
