@@ -2,9 +2,12 @@
 """Figures of self-gravitating runs, saved as PNGs.
 
 Usage:
-  plot_gravity.py energy LOG [LOG ...] --out FILE.png [--e0 E0 --w0 W0]
-  plot_gravity.py sphere PLOTFILE --out FILE.png
-  plot_gravity.py point-masses PLOTFILE [PLOTFILE ...] --out FILE.png
+  plot_gravity.py energy LOG [LOG ...] [--out FILE.png] [--e0 E0 --w0 W0]
+  plot_gravity.py sphere PLOTFILE [--out FILE.png]
+  plot_gravity.py point-masses PLOTFILE [PLOTFILE ...] [--out FILE.png]
+
+Without --out the figure goes beside the first input: LOG.gravity_energy.png,
+PLOTFILE.gravity_sphere.png, PLOTFILE.gravity_point_masses.png (the stem without .athdf).
 
 energy: the "gravity:" lines of `tessera run` logs (potential energy W and total energy
 E + W, every run.log_interval steps): W, the gas energy E (thermal + kinetic [+ magnetic])
@@ -194,16 +197,21 @@ def main():
     sub = p.add_subparsers(dest="what", required=True)
     e = sub.add_parser("energy")
     e.add_argument("logs", nargs="+")
-    e.add_argument("--out", required=True)
+    e.add_argument("--out", help="the PNG (default: beside the first log)")
     e.add_argument("--e0", type=float)
     e.add_argument("--w0", type=float)
     s = sub.add_parser("sphere")
     s.add_argument("plotfile")
-    s.add_argument("--out", required=True)
+    s.add_argument("--out", help="the PNG (default: beside the plot file)")
     q = sub.add_parser("point-masses")
     q.add_argument("plotfiles", nargs="+")
-    q.add_argument("--out", required=True)
+    q.add_argument("--out", help="the PNG (default: beside the first plot file)")
     args = p.parse_args()
+    if args.out is None:
+        first = {"energy": lambda: args.logs[0], "sphere": lambda: args.plotfile,
+                 "point-masses": lambda: args.plotfiles[0]}[args.what]()
+        stem = first[: -len(".athdf")] if first.endswith(".athdf") else first
+        args.out = f"{stem}.gravity_{args.what.replace('-', '_')}.png"
     import matplotlib
 
     matplotlib.use("Agg")

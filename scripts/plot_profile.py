@@ -45,7 +45,8 @@ def parse_args(argv):
                         help="centre of the shells (default: problem.center or the domain centre)")
     parser.add_argument("--bins", type=int, default=64, help="radial shells (default 64)")
     parser.add_argument("--compare", action="store_true",
-                        help="overlay the analytic solution (sod, sedov; rho only)")
+                        help="overlay the analytic density (problems with one: sod, sedov, "
+                             "acoustic_wave, blob, uniform, mhd_linear_wave, field_loop)")
     parser.add_argument("--tessera", default=os.path.join(REPO, "build", "bin", "tessera"),
                         help="tessera program for --compare (default: build/bin/tessera)")
     parser.add_argument("--out", help="PNG to write (default: FILE with .<field>_<mode>.png)")

@@ -103,6 +103,10 @@ sphere=$(ls "$work"/sphere/uniform_sphere.00000.athdf)
 $py "$src/scripts/plot_gravity.py" sphere "$sphere" --out "$work/sphere.png" >/dev/null ||
   fail "plot_gravity.py sphere exited $?"
 png_ok "$work/sphere.png" || fail "plot_gravity.py sphere wrote no PNG"
+# Without --out: beside the plot file, its path printed.
+out=$($py "$src/scripts/plot_gravity.py" sphere "$sphere") || fail "plot_gravity.py sphere (no --out) exited $?"
+[ "$out" = "${sphere%.athdf}.gravity_sphere.png" ] || fail "plot_gravity.py sphere (no --out) printed '$out'"
+png_ok "$out" || fail "plot_gravity.py sphere (no --out) wrote no PNG"
 $py "$src/scripts/plot_gravity.py" energy "$work/evrard.log" --e0 -0.6166666666666667 \
   --w0 -0.6666666666666666 --out "$work/energy.png" >/dev/null || fail "plot_gravity.py energy exited $?"
 png_ok "$work/energy.png" || fail "plot_gravity.py energy wrote no PNG"
