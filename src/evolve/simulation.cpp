@@ -23,6 +23,15 @@ namespace tessera::evolve {
 
 namespace {
 
+// A duration for the log's estimate: "42s", "3m12s", "1h02m", "2d03h".
+std::string format_duration(double seconds) {
+  const long long s = std::llround(std::max(0.0, std::min(seconds, 1e12)));
+  if (s < 60) return strprintf("%llds", s);
+  if (s < 3600) return strprintf("%lldm%02llds", s / 60, s % 60);
+  if (s < 86400) return strprintf("%lldh%02lldm", s / 3600, (s % 3600) / 60);
+  return strprintf("%lldd%02lldh", s / 86400, (s % 86400) / 3600);
+}
+
 kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model) {
   kernels::Scheme s;
   s.physics = model.physics();
@@ -126,6 +135,12 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   problem_ = create_problem(params_);
   install_problem_boundary(*mesh_);
   executor_ = make_executor(params_);
+  // The backend at the start of the log (the summary at the end repeats it).
+  if (std::strcmp(executor_->name(), "cpu") == 0)
+    log_line("backend: cpu, %d threads", omp_get_max_threads());
+  else
+    log_line("backend: %s, %s; %d host threads", executor_->name(),
+             exec::cuda_device_description().c_str(), omp_get_max_threads());
   kernels::MolParams mol{};
   mol.phys = model_.params();
   mol.scalars = model_.num_scalars();
@@ -410,6 +425,8 @@ RunSummary Simulation::run(const RunControl& control) {
   // the loop's wall time except plot and checkpoint writing.
   double log_wall = wall0, log_output = output0, totals_wall = wall0;
   long long log_updates = updates0;
+  const double time0 = time_;
+  const long step0 = step_;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - control.start).count();
   };
@@ -482,10 +499,23 @@ RunSummary Simulation::run(const RunControl& control) {
         std::string repairs;
         if (corrected_ > c0) repairs += strprintf("  fofc %lld", corrected_ - c0);
         if (floored_ > f0) repairs += strprintf("  floors %lld", floored_ - f0);
-        log_line("step %7ld  t %.6e  dt %.4e  cells %lld  %.3e cell-updates/s  patches %s%s", step_,
-                 time_, dt, mesh_->num_leaf_cells(),
-                 (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
-                 repairs.c_str());
+        // The time left, at the pace of the loop so far (outputs included): to t_end, or to
+        // max_steps if the run reaches that first.
+        std::string eta;
+        if (!finishing) {
+          const double spent = w1 - wall0;
+          double left = std::numeric_limits<double>::infinity();
+          if (time_ > time0) left = spent * (t_end - time_) / (time_ - time0);
+          if (step_ > step0)
+            left = std::min(left, spent * double(max_steps - step_) / double(step_ - step0));
+          if (std::isfinite(left)) eta = "  eta " + format_duration(left);
+        }
+        log_line(
+            "step %7ld  t %.6e / %.4g (%.1f%%)  dt %.4e  cells %lld  %.3e cell-updates/s  "
+            "patches %s%s%s",
+            step_, time_, t_end, 100 * time_ / t_end, dt, mesh_->num_leaf_cells(),
+            (cell_updates_ - log_updates) / std::max(busy, 1e-12), level_summary().c_str(),
+            repairs.c_str(), eta.c_str());
         log_updates = cell_updates_;
         if (log_every > 0 || finishing || !logged_step ||
             agree(w1 - totals_wall >= 6 * log_seconds)) {
