@@ -222,7 +222,9 @@ def main(argv=None):
     # Block outlines, one colour per refinement level (and a legend when there are several),
     # so that the adaptive mesh shows.
     levels = sorted({o[4] for o in outlines})
-    colours = ["white", "#ffb000", "#fe6100", "#dc267f", "#785ef0", "#648fff"]
+    # Far apart in hue and lightness, and from viridis's blue-green-yellow: white, red,
+    # black, amber, cyan, magenta (neighbouring levels never look alike).
+    colours = ["white", "#ff2020", "black", "#ffb000", "#00e5ff", "#ff00ff"]
     for lev in levels:
         colour = colours[lev % len(colours)]
         ax.add_collection(
