@@ -16,6 +16,12 @@ Params restart_params(const Params& requested, const std::vector<std::string>& o
   const Params stored = load_params_from_string(
       header.parameters, "parameters stored in checkpoint '" + checkpoint_path + "'", {},
       parameter_schema());
+  // Another problem's checkpoint (a wrong path) is refused, not merged into this one.
+  if (requested.string("problem.name") != stored.string("problem.name"))
+    throw Error(ErrorKind::kInput, "the parameter file sets problem.name = \"" +
+                                       requested.string("problem.name") + "\" but checkpoint '" +
+                                       checkpoint_path + "' is of problem \"" +
+                                       stored.string("problem.name") + "\"");
   Params result = requested;
   for (const ParamSpec& spec : requested.specs()) {
     const std::string name = spec.name();

@@ -69,8 +69,10 @@ def variant(command, work):
         pattern = re.sub(r"\d{8}\.h5$", "*.h5", re.sub(r"\d{5}\.athdf$", "*.athdf", name))
         c = c.replace(name, os.path.relpath(newest(os.path.join(work, pattern)), work))
     # Runs stop after 3 steps (after the parameter file's path: before a pipe).
+    # A restart goes 3 steps further, so that it steps.
     if re.search(r"\btessera run ", c):
-        c = re.sub(r"(\S+\.toml)", r"\1 run.max_steps=3", c, count=1)
+        steps = 6 if "--restart" in c else 3
+        c = re.sub(r"(\S+\.toml)", rf"\1 run.max_steps={steps}", c, count=1)
     return c
 
 
