@@ -93,7 +93,20 @@ struct RtvdArrays {
   GroupResult* results;  // [count]
   int count;
   int nvar;
+  // [N^3] per group: nonzero where a sweep before the last floored the cell's half-step or
+  // full-step state in this step, so that RtvdFinish counts every floor of the step, not
+  // only its own (a cell floored in the x sweep and physical after z is still floored).
+  Real* marks;
 };
+
+// Records in a.marks whether a sweep's floor changed cell c of group g; the first write of
+// the step (`first`) sets the mark, later ones can only raise it.
+TESSERA_HD inline void rtvd_mark(Real* marks, std::size_t at, FloorResult f, bool first) {
+  if (first)
+    marks[at] = f == FloorResult::kOk ? Real(0) : Real(1);
+  else if (f != FloorResult::kOk)
+    marks[at] = Real(1);
+}
 
 // Cells [lo, hi) of each dimension of a group's box.
 struct Range3 {
@@ -158,9 +171,11 @@ struct RtvdHalfStep {
   const Real* fl;
   Real* frh;
   Real* flh;
+  Real* marks;
   int nvar;
   typename Phys::Params prm;
   Real half_coef;  // dt / (2 dx)
+  bool first;      // the step's first sweep: sets the marks of every interior cell
   TESSERA_HD Real half(std::size_t at, int s) const {
     // u - dt/(2dx) [(F^R_i - F^L_{i+1}) - (F^R_{i-1} - F^L_i)]
     return src[at] - half_coef * ((fr[at] - fl[at + s]) - (fr[at - s] - fl[at]));
@@ -171,7 +186,8 @@ struct RtvdHalfStep {
     const int c = RtvdBox::index(i, j, k);
     typename Phys::Vars u;
     for (int v = 0; v < Phys::kNumVars; ++v) u[v] = half(off + v * n3 + c, s);
-    Phys::apply_floors(u, prm);  // a state left unphysical is caught at the end of the step
+    // Floored, and counted at the end of the step (a state left unphysical is caught there).
+    rtvd_mark(marks, std::size_t(g) * n3 + c, Phys::apply_floors(u, prm), first);
     Real vn, speed;
     relaxed_fluxes<Phys, Dir>(u, frh + off, flh + off, c, n3, prm, vn, speed);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
@@ -215,6 +231,7 @@ struct RtvdFullStep {
   const Real* flh;
   Real* dst;
   Real* planes;
+  Real* marks;
   int nvar;
   typename Phys::Params prm;
   Real coef;  // dt / dx
@@ -249,17 +266,19 @@ struct RtvdFullStep {
       if (plane.low) plane.low[v * kFaceCells] = lo;
       if (plane.high) plane.high[v * kFaceCells] = hi;
     }
-    if (floors) Phys::apply_floors(u, prm);
+    if (floors) rtvd_mark(marks, std::size_t(g) * n3 + c, Phys::apply_floors(u, prm), false);
     store_vars<Phys>(dst + off, n3, c, u);
   }
 };
 
-// The end of the step on interior cell (i, j, k): floors, the new interior, the outcome.
+// The end of the step on interior cell (i, j, k): floors, the new interior, the outcome
+// (floored if this or an earlier sweep of the step floored the cell).
 template <class Phys>
 struct RtvdFinish {
   static constexpr int kGhost = kGhostRtvd;
   const Real* u;
   Real* out;
+  const Real* marks;
   int nvar;
   typename Phys::Params prm;
   TESSERA_HD CellOutcome operator()(int g, int i, int j, int k) const {
@@ -268,7 +287,9 @@ struct RtvdFinish {
     const int c = RtvdBox::index(i + G, j + G, k + G);
     const int cell = (k * kGroupSize + j) * kGroupSize + i;
     typename Phys::Vars x = load_vars<Phys>(u + off, n3, c);
-    const FloorResult fr = Phys::apply_floors(x, prm);
+    FloorResult fr = Phys::apply_floors(x, prm);
+    if (fr == FloorResult::kOk && marks[std::size_t(g) * n3 + c] != Real(0))
+      fr = FloorResult::kFloored;
     Real* og = out + std::size_t(g) * nvar * kGroupCells;
     store_vars<Phys>(og, kGroupCells, cell, x);
     for (int v = Phys::kNumVars; v < nvar; ++v) og[v * kGroupCells + cell] = u[off + v * n3 + c];
@@ -285,9 +306,9 @@ struct RtvdFinish {
 // the same arithmetic in one kernel; rtvd_cuda.cuh) runs that instead of the three calls.
 template <class Phys, class Limiter, int Dir, class Loop>
 void rtvd_sweep(const Loop& loop, const RtvdArrays& a, const RtvdParams& m, const Real* src,
-                Range3 r, bool floors) {
+                Range3 r, bool floors, bool first) {
   if constexpr (requires { Loop::kFusedSweeps; }) {
-    loop.template sweep<Phys, Limiter, Dir>(a, m, src, r, floors);
+    loop.template sweep<Phys, Limiter, Dir>(a, m, src, r, floors, first);
   } else {
     constexpr int N = RtvdBox::kN;
     const typename Phys::Params& p = params_of<Phys>(m.phys);
@@ -295,10 +316,10 @@ void rtvd_sweep(const Loop& loop, const RtvdArrays& a, const RtvdParams& m, cons
     cells.lo[Dir] = 0, cells.hi[Dir] = N;
     loop.range(cells, RtvdCellFluxes<Phys, Dir>{src, a.fr, a.fl, a.nvar, p});
     cells.lo[Dir] = 1, cells.hi[Dir] = N - 1;
-    loop.range(cells, RtvdHalfStep<Phys, Dir>{src, a.fr, a.fl, a.frh, a.flh, a.nvar, p,
-                                              Real(0.5) * m.dt_over_dx});
-    loop.range(r, RtvdFullStep<Phys, Limiter, Dir>{src, a.frh, a.flh, a.u, a.planes, a.nvar, p,
-                                                   m.dt_over_dx, floors});
+    loop.range(cells, RtvdHalfStep<Phys, Dir>{src, a.fr, a.fl, a.frh, a.flh, a.marks, a.nvar, p,
+                                              Real(0.5) * m.dt_over_dx, first});
+    loop.range(r, RtvdFullStep<Phys, Limiter, Dir>{src, a.frh, a.flh, a.u, a.planes, a.marks,
+                                                   a.nvar, p, m.dt_over_dx, floors});
   }
 }
 
@@ -319,15 +340,16 @@ struct RelaxingTvd {
         r.hi[e] = later ? N : G + kGroupSize;
       }
       const Real* src = s == 0 ? a.in : a.u;
-      const bool floors = s < 2;
+      const bool floors = s < 2, first = s == 0;
       if (d == 0)
-        rtvd_sweep<Phys, Limiter, 0>(loop, a, m, src, r, floors);
+        rtvd_sweep<Phys, Limiter, 0>(loop, a, m, src, r, floors, first);
       else if (d == 1)
-        rtvd_sweep<Phys, Limiter, 1>(loop, a, m, src, r, floors);
+        rtvd_sweep<Phys, Limiter, 1>(loop, a, m, src, r, floors, first);
       else
-        rtvd_sweep<Phys, Limiter, 2>(loop, a, m, src, r, floors);
+        rtvd_sweep<Phys, Limiter, 2>(loop, a, m, src, r, floors, first);
     }
-    loop.interior(RtvdFinish<Phys>{a.u, a.out, a.nvar, params_of<Phys>(m.phys)}, a.results);
+    loop.interior(RtvdFinish<Phys>{a.u, a.out, a.marks, a.nvar, params_of<Phys>(m.phys)},
+                  a.results);
   }
 };
 

@@ -7,7 +7,7 @@
 namespace tessera::kernels {
 
 std::size_t rtvd_scratch_reals(int nvar) {
-  return 5 * std::size_t(nvar) * box_cells(kGhostRtvd);
+  return (5 * std::size_t(nvar) + 1) * box_cells(kGhostRtvd);
 }
 
 void rtvd_group_cpu(Physics physics, TvdLimiter limiter, const RtvdParams& p, const Real* in,
@@ -24,7 +24,8 @@ void rtvd_group_cpu(Physics physics, TvdLimiter limiter, const RtvdParams& p, co
                      face_flux,
                      result,
                      1,
-                     nvar};
+                     nvar,
+                     scratch + 5 * n};
   dispatch_rtvd(physics, limiter, [&](auto types) { run_rtvd(types, CpuGroupLoop{}, a, p); });
 }
 

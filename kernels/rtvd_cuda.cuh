@@ -23,7 +23,7 @@ namespace {
 // [array][var][column][cell].
 template <class Phys, class Limiter, int Dir>
 __global__ void rtvd_sweep_kernel(RtvdArrays a, typename Phys::Params p, Real coef, const Real* src,
-                                  Range3 r, bool floors) {
+                                  Range3 r, bool floors, bool first) {
   extern __shared__ unsigned char rtvd_smem[];
   constexpr int N = RtvdBox::kN, n3 = RtvdBox::kN3, G = kGhostRtvd;
   constexpr int da = Dir == 0 ? 1 : 0, db = Dir == 2 ? 1 : 2;  // the transverse dimensions
@@ -70,7 +70,7 @@ __global__ void rtvd_sweep_kernel(RtvdArrays a, typename Phys::Params p, Real co
   if (active && i >= 1 && i < N - 1) {
     typename Phys::Vars uh;
     for (int v = 0; v < Phys::kNumVars; ++v) uh[v] = half(u[v], v);
-    Phys::apply_floors(uh, p);
+    rtvd_mark(a.marks, std::size_t(g) * n3 + c, Phys::apply_floors(uh, p), first);
     Real vn, speed;
     relaxed_fluxes<Phys, Dir>(uh, frh, flh, sc, vs, p, vn, speed);
     for (int v = Phys::kNumVars; v < nvar; ++v) {
@@ -104,7 +104,7 @@ __global__ void rtvd_sweep_kernel(RtvdArrays a, typename Phys::Params p, Real co
     if (plane.low) plane.low[v * kFaceCells] = lo;
     if (plane.high) plane.high[v * kFaceCells] = hi;
   }
-  if (floors) Phys::apply_floors(un, p);
+  if (floors) rtvd_mark(a.marks, std::size_t(g) * n3 + c, Phys::apply_floors(un, p), false);
   store_vars<Phys>(a.u + off, n3, c, un);
 }
 
@@ -113,8 +113,8 @@ struct CudaRtvdLoop : CudaLoop {
   static constexpr bool kFusedSweeps = true;
 
   template <class Phys, class Limiter, int Dir>
-  void sweep(const RtvdArrays& a, const RtvdParams& m, const Real* src, Range3 r,
-             bool floors) const {
+  void sweep(const RtvdArrays& a, const RtvdParams& m, const Real* src, Range3 r, bool floors,
+             bool first) const {
     constexpr int N = RtvdBox::kN;
     constexpr int da = Dir == 0 ? 1 : 0, db = Dir == 2 ? 1 : 2;
     const int cols = (r.hi[da] - r.lo[da]) * (r.hi[db] - r.lo[db]);
@@ -125,7 +125,7 @@ struct CudaRtvdLoop : CudaLoop {
     const int blocks = count * ((cols + per_block - 1) / per_block);
     const std::size_t smem = std::size_t(per_var) * a.nvar * per_block;
     rtvd_sweep_kernel<Phys, Limiter, Dir><<<blocks, dim3(N, per_block), smem, stream>>>(
-        a, params_of<Phys>(m.phys), m.dt_over_dx, src, r, floors);
+        a, params_of<Phys>(m.phys), m.dt_over_dx, src, r, floors, first);
   }
 };
 

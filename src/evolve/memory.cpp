@@ -102,11 +102,12 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
     // Two batches in flight (pipeline.hpp), one group per multiprocessor unless set
     // (about 132 on the largest GPUs); device buffers per group: the box, the solver's
     // scratch (MOL: primitives, stage state and three flux arrays of box size; relaxing
-    // TVD: the state between sweeps, its fluxes stay in shared memory), the interior and
-    // the flux planes.
+    // TVD: the state between sweeps and a floor mark per cell, its fluxes stay in shared
+    // memory), the interior and the flux planes.
     const long long per_batch = params.integer("gpu.groups_per_batch");
     const double batch = per_batch > 0 ? static_cast<double>(per_batch) : 132.0;
-    const double scratch_boxes = params.string("hydro.scheme") == "relaxing_tvd" ? 1 : 5;
+    const double scratch_boxes =
+        params.string("hydro.scheme") == "relaxing_tvd" ? 1 + 1.0 / nvar : 5;
     e.buffer_bytes = 2 * batch * group + e.threads * in;
     e.device_bytes =
         2 * batch *

@@ -273,7 +273,8 @@ double compare_rtvd_with_cpu(const Case& cs, TvdLimiter limiter, bool forward, i
     rtvd_group_cpu(cs.scheme.physics, limiter, prm, in.data() + g * in_reals,
                    out_cpu.data() + g * out_reals, flux_cpu.data() + g * flux_reals, &res_cpu[g],
                    scratch.data());
-  cuda::DeviceBuffer<Real> d_in(in.size()), d_scratch(5 * in.size()), d_out(out_cpu.size()),
+  const std::size_t marks = std::size_t(count) * box_cells(kGhostRtvd);
+  cuda::DeviceBuffer<Real> d_in(in.size()), d_scratch(5 * in.size() + marks), d_out(out_cpu.size()),
       d_planes(flux_cpu.size());
   cuda::DeviceBuffer<GroupResult> d_res(count);
   TESSERA_CUDA_CHECK(
@@ -282,7 +283,7 @@ double compare_rtvd_with_cpu(const Case& cs, TvdLimiter limiter, bool forward, i
   const std::size_t box = in.size();
   const RtvdArrays view{d_in.get(),   sc,           sc + box,    sc + 2 * box,
                         sc + 3 * box, sc + 4 * box, d_out.get(), d_planes.get(),
-                        d_res.get(),  count,        nvar};
+                        d_res.get(),  count,        nvar,        sc + 5 * box};
   launch_rtvd(cs.scheme.physics, limiter, view, prm, 0);
   return compare_device_outputs(count, nvar, d_out.get(), d_planes.get(), d_res.get(), out_cpu,
                                 flux_cpu, res_cpu, extreme);

@@ -74,6 +74,30 @@ TEST(RelaxingTvd, UniformMovingStateStaysBitForBit) {
   }
 }
 
+// Cold gas streaming apart along one axis (uniform along the others) empties the two cell
+// layers beside the centre within the step, and a sweep along that axis floors them
+// (their pressure): the count is the same whichever sweep of the step floors (first,
+// middle or last; forward or backward order), so the same along x, y and z. Before the
+// sweeps' floors were counted only the last sweep's were: a tube along y reported none.
+TEST(RelaxingTvd, FloorsOfEverySweepAreCountedAlongEveryAxis) {
+  for (int dir = 0; dir < 3; ++dir)
+    for (bool forward : {true, false}) {
+      GroupRun r;
+      for (int k = 0; k < kN; ++k)
+        for (int j = 0; j < kN; ++j)
+          for (int i = 0; i < kN; ++i) {
+            const int pos[3] = {i, j, k};
+            std::array<Real, 3> v{0, 0, 0};
+            v[dir] = pos[dir] < kN / 2 ? Real(-2) : Real(2);
+            r.set(i, j, k, Real(1), v, Real(1e-6));
+          }
+      r.solve(params(Real(0.1), forward));
+      const char* axis = dir == 0 ? "x" : dir == 1 ? "y" : "z";
+      EXPECT_EQ(r.result.bad_cell, -1) << axis;
+      EXPECT_EQ(r.result.floored, 2 * kFaceCells) << axis << (forward ? " forward" : " backward");
+    }
+}
+
 // Random smooth flow, different along every axis: the change of each variable summed over
 // the interior is -dt/dx times the net flux through the outer planes, and the change of
 // each half of the group (split at the sibling plane of each direction) likewise with the

@@ -28,9 +28,12 @@ class RelaxingTvdSolver final : public exec::GroupSolver {
     return {kernels::kGhostRtvd, n, n, n};
   }
   std::size_t host_scratch_reals() const override;
-  // On the CPU: the state between sweeps and the four relaxed-flux arrays of the box; the
-  // GPU's fused sweeps keep the fluxes in shared memory and need only the state.
-  std::size_t device_scratch_reals() const override { return shape().in_reals(); }
+  // On the CPU: the state between sweeps, the four relaxed-flux arrays of the box and one
+  // floor mark per box cell (kernels::RtvdArrays::marks); the GPU's fused sweeps keep the
+  // fluxes in shared memory and need only the state and the marks.
+  std::size_t device_scratch_reals() const override {
+    return shape().in_reals() + kernels::box_cells(kernels::kGhostRtvd);
+  }
   void solve_host(const Real* in, Real* out, Real* flux, kernels::GroupResult* result,
                   Real* scratch) const override;
   void solve_device(const exec::DeviceBatch& b, void* stream) const override;  // ..._cuda.cu
