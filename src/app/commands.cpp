@@ -113,8 +113,15 @@ int command_run(const std::string& file, const std::vector<std::string>& overrid
   parallel::Comm& comm = parallel::world_comm();
   const bool root = comm.rank() == 0;
   set_log_rank(comm.rank());  // only rank 0 logs
+  // Rank 0 reads the parameter file and hands its text to the others: a pipe can be read
+  // only once, and a file system need not serve one file to thousands of ranks.
+  std::string text;
+  parallel::agreed(comm, [&] {
+    if (root) text = read_param_file(file);
+  });
+  text = parallel::broadcast(comm, text);
   std::optional<Params> requested;
-  parallel::agreed(comm, [&] { requested = load_run_params(file, overrides); });
+  parallel::agreed(comm, [&] { requested = load_run_params_text(text, file, overrides); });
   evolve::RunControl control;
   control.start = start;
   control.stop_signal = pending_stop_signal;

@@ -425,7 +425,12 @@ std::optional<double> parse_wall_time(const std::string& text) {
 }
 
 Params load_run_params(const std::string& file, const std::vector<std::string>& overrides) {
-  Params p = load_params(file, overrides, parameter_schema());
+  return load_run_params_text(read_param_file(file), file, overrides);
+}
+
+Params load_run_params_text(const std::string& text, const std::string& file,
+                            const std::vector<std::string>& overrides) {
+  Params p = load_params_from_string(text, file, overrides, parameter_schema());
   const std::string& wall = p.string("run.wall_time");
   if (!parse_wall_time(wall))
     throw Error(ErrorKind::kInput, file + ": run.wall_time = \"" + shorten_for_message(wall) +

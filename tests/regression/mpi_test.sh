@@ -10,8 +10,9 @@
 #   3. Collective output (parallel HDF5): the files verify, and write calls cut into small
 #      rounds, or rank 0 gathering (mpi.parallel_io=false), give one rank's files.
 #   4. Faults: an unphysical cell stops every rank with exit 4 and one message naming the
-#      failing rank, and its diagnostic plot file equals one rank's; a parameter error and a damaged checkpoint give one message and exit 2
-#      and 3; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
+#      failing rank, and its diagnostic plot file equals one rank's; a parameter error and
+#      a damaged checkpoint give one message and exit 2 and 3; a parameter file that is a
+#      named pipe runs on 3 ranks; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
 # Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
 # Environment: TESSERA_TEST_BACKEND=cuda runs 1 and 2 on the GPU backend (the ranks of a
 # host take its GPUs in turn, or share one), with device-resident uniform runs whose buffer
@@ -239,6 +240,17 @@ code=$?
 [ $code -eq 2 ] || fail "parameter error on 3 ranks: exit $code, expected 2"
 n=$(grep -c "^tessera: error" "$work/param.err")
 [ "$n" -eq 1 ] || fail "parameter error on 3 ranks: $n messages, expected 1"
+# A parameter file that is a named pipe (a job script's <(...) or a FIFO): rank 0 reads it
+# and hands its text to the others, so 3 ranks run as from the file (each rank reading
+# the pipe would leave the others an empty or cut-off file).
+mkfifo "$work/params.fifo"
+cat "$p/sedov/sedov.toml" >"$work/params.fifo" &
+on 3 run "$work/params.fifo" mesh.nx=[16,16,16] run.max_steps=2 output.dir="$work/fifo" \
+  >"$work/fifo.log" 2>&1
+code=$?
+wait
+[ $code -eq 0 ] || fail "named-pipe parameter file on 3 ranks: exit $code, expected 0 (see $work/fifo.log)"
+grep -q "^ranks: 3 (MPI)" "$work/fifo.log" || fail "named-pipe parameter file: no 3-rank run in the log"
 # A damaged checkpoint: every rank reads it and finds the damage; one message, exit 3.
 mkdir -p "$work/damaged"
 cp "$work/restart_4/blob.chk.00000006.h5" "$work/damaged/"

@@ -89,7 +89,14 @@ struct ParamSchema {
 Params load_params(const std::string& file, const std::vector<std::string>& overrides,
                    const ParamSchema& schema);
 
-// Same as load_params, from TOML text (used by tests and by restart).
+// The text of parameter file `file`: a regular file, or a pipe (the shell's <(...), a named
+// pipe) read up to its writer's end; a directory, an unreadable file or a pipe that no
+// program writes to within 5 s is an Error(kInput) naming the file. A run of several ranks
+// reads it on rank 0 only and hands the text to the others (a pipe can be read once).
+std::string read_param_file(const std::string& file);
+
+// Same as load_params, from TOML text (used by tests, by restart and by the ranks of a run
+// other than rank 0).
 Params load_params_from_string(const std::string& text, const std::string& source_name,
                                const std::vector<std::string>& overrides,
                                const ParamSchema& schema);

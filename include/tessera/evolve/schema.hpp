@@ -14,6 +14,9 @@ const ParamSchema& parameter_schema();
 
 // Loads and validates a parameter file with overrides against parameter_schema().
 Params load_run_params(const std::string& file, const std::vector<std::string>& overrides);
+// The same from the file's text (read_param_file), `file` naming it in messages.
+Params load_run_params_text(const std::string& text, const std::string& file,
+                            const std::vector<std::string>& overrides);
 
 // Seconds of a run.wall_time value ("hh:mm:ss"; "" gives 0: no limit); nullopt when malformed.
 std::optional<double> parse_wall_time(const std::string& text);
