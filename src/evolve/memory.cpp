@@ -21,9 +21,6 @@ namespace tessera::evolve {
 namespace {
 
 constexpr double kGB = 1e9;
-// Allocations outside the estimate (flux registers, patch metadata, libraries, the
-// program itself) and the slack the allocator needs.
-constexpr double kOverheadBytes = 256e6;
 
 std::optional<double> read_number(const char* path) {
   std::ifstream in(path);
@@ -34,6 +31,15 @@ std::optional<double> read_number(const char* path) {
   } catch (...) {
     return std::nullopt;
   }
+}
+
+// This process's resident set (VmRSS), in bytes.
+std::optional<double> resident_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string key, unit;
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) * 1024;
+  return std::nullopt;
 }
 
 std::optional<double> meminfo_available() {
@@ -116,6 +122,9 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
   }
+  e.process_bytes = resident_bytes().value_or(0);
+  // Plot files are written from primitive fields staged per patch, one time level.
+  if (params.boolean("output.enabled")) e.output_bytes = 0.5 * e.root_bytes;
   if (params.boolean("gravity.enabled")) {
     // The root solve (gravity/fft_poisson.hpp): the ghosted potential of the last two solves
     // on every rank, and the FFT's planes, spectrum and multipliers (periodic), or those of
@@ -158,9 +167,12 @@ double host_memory_available(const Params& params, double in_use, std::string* s
 
 std::string memory_summary(const MemoryEstimate& e, double host_available,
                            const std::string& host_source) {
-  std::string s =
-      strprintf("memory: root level %s (%lld patches), buffers %s for %d threads",
-                gb(e.root_bytes).c_str(), e.root_patches, gb(e.buffer_bytes).c_str(), e.threads);
+  std::string s = strprintf(
+      "memory: root level %s (%lld patches), buffers %s for %d threads, program %s%s",
+      gb(e.root_bytes).c_str(), e.root_patches, gb(e.buffer_bytes).c_str(), e.threads,
+      gb(e.process_bytes).c_str(),
+      e.output_bytes > 0 ? strprintf(", plot file staging %s", gb(e.output_bytes).c_str()).c_str()
+                         : "");
   if (!e.level_bound_bytes.empty()) {
     s += "; refined levels at most";
     for (std::size_t l = 0; l < e.level_bound_bytes.size(); ++l)
@@ -207,16 +219,18 @@ void check_output_cadence(const Params& params, const MemoryEstimate& e) {
 void check_initial_memory(const Params& params, const MemoryEstimate& e) {
   std::string source;
   const double available = host_memory_available(params, 0, &source);
-  const double need = e.host_bytes() + kOverheadBytes;
+  const double need = e.host_bytes();
   if (need > available)
     throw Error(ErrorKind::kResources,
                 strprintf("the run needs about %s of host memory (root level %s for %lld "
-                          "patches of %lld root cells, buffers %s for %d threads%s), but only "
+                          "patches of %lld root cells, buffers %s for %d threads%s, program "
+                          "%s, plot file staging %s), but only "
                           "%s is available (%s): use a coarser mesh.nx, fewer run.threads%s, or "
                           "a machine (or job request) with more memory",
                           gb(need).c_str(), gb(e.root_bytes).c_str(), e.root_patches,
                           e.root_patches * mesh::kPatchCells, gb(e.buffer_bytes).c_str(), e.threads,
                           e.device_bytes > 0 ? " and the GPU's pinned staging" : "",
+                          gb(e.process_bytes).c_str(), gb(e.output_bytes).c_str(),
                           gb(std::max(available, 0.0)).c_str(), source.c_str(),
                           e.device_bytes > 0 ? ", a smaller gpu.groups_per_batch" : ""));
   if (e.device_bytes > 0)
@@ -245,10 +259,13 @@ void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_
   else if (patches > old_capacity_patches)
     extra = static_cast<double>(std::max(patches, 2 * old_capacity_patches)) * e.patch_bytes;
   if (extra == 0) return;
-  const double in_use = static_cast<double>(old_capacity_patches) * e.patch_bytes + e.buffer_bytes;
+  const double in_use = static_cast<double>(old_capacity_patches) * e.patch_bytes + e.buffer_bytes +
+                        e.process_bytes + e.output_bytes;
   std::string source;
   const double available = host_memory_available(params, in_use, &source);
-  extra += kOverheadBytes;
+  // The refined levels' share of a plot file while it is written.
+  if (params.boolean("output.enabled"))
+    extra += 0.5 * static_cast<double>(patches - e.root_patches) * e.patch_bytes;
   if (extra <= available) return;
   throw Error(
       ErrorKind::kResources,

@@ -20,11 +20,18 @@ struct MemoryEstimate {
   double root_bytes = 0;    // the root level's field data
   double buffer_bytes = 0;  // staging, prepare and solver scratch on the host (pinned too)
   double device_bytes = 0;  // the CUDA backend's device buffers (0 on the CPU)
-  int threads = 0;          // OpenMP threads the run will use
+  // This process's resident memory when the estimate was made: the program, its libraries
+  // (MPI, HDF5, CUDA's runtime) and what it holds so far.
+  double process_bytes = 0;
+  // A plot file's root-level fields staged for writing (0 without plot files); a refined
+  // level adds half its field data while it is written.
+  double output_bytes = 0;
+  int threads = 0;  // OpenMP threads the run will use
   // Upper bound of each refined level 1..amr.max_level: every cell of the level below
   // refined (what a threshold of zero would give).
   std::vector<double> level_bound_bytes;
-  double host_bytes() const { return root_bytes + buffer_bytes; }
+  // Everything listed except the refined levels (their bound is checked at each regrid).
+  double host_bytes() const { return root_bytes + buffer_bytes + process_bytes + output_bytes; }
 };
 
 // What a run of `params` needs; `cuda`: whether it runs on the CUDA backend; `fields`: the
