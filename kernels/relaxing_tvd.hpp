@@ -93,9 +93,10 @@ struct RtvdArrays {
   GroupResult* results;  // [count]
   int count;
   int nvar;
-  // [N^3] per group: nonzero where a sweep before the last floored the cell's half-step or
-  // full-step state in this step, so that RtvdFinish counts every floor of the step, not
-  // only its own (a cell floored in the x sweep and physical after z is still floored).
+  // [N^3] per group: nonzero where a half step of this step, or the full step of a sweep
+  // before the last, floored the cell's state, so that RtvdFinish counts every floor of the
+  // step, not only its own (a cell floored in the x sweep and physical after z is still
+  // floored).
   Real* marks;
 };
 
