@@ -141,11 +141,15 @@ double relative_current(double* const b[3], const double* bmag, int c, const int
   return scale > 0 ? std::sqrt(jx * jx + jy * jy + jz * jz) / scale : 0;
 }
 
-// Whether any cell of the family's patch `child` meets the criteria; the flagged cells'
-// bounding box (patch cell indices) is returned in lo/hi.
-bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
-                const RefinementParams& rp, const Problem& problem, double time, int lo[3],
-                int hi[3]) {
+// The patches that the flags of the family's patch `child` mark: bit
+// (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1) for the neighbour at offset (dx, dy, dz), bit 13
+// for the patch itself. A flagged cell marks its own patch and every neighbour that lies
+// within amr.flag_buffer cells of it (in each direction), so that the cells around it are
+// refined too. (Marking from the flagged cells' bounding box instead would mark a
+// diagonal neighbour whenever a patch has flagged cells near each of two faces, apart:
+// a curved shock crossing a patch then keeps the quiet region behind it refined.)
+std::uint32_t flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
+                         const RefinementParams& rp, const Problem& problem, double time) {
   constexpr int kHaloCells = kHalo * kHalo * kHalo;
   double rho[kHaloCells], pres[kHaloCells], bx[kHaloCells], by[kHaloCells], bz[kHaloCells];
   double* b[3] = {bx, by, bz};
@@ -171,8 +175,12 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
   const double current = R::at(refined ? rp.current_derefine : rp.current_refine, lv);
   const double h = m.dx(m.patch(p).level);
   const int s[3] = {1, kHalo, kHalo * kHalo};
-  bool any = false;
-  for (int d = 0; d < 3; ++d) lo[d] = kPatchSize, hi[d] = -1;
+  // Per index along an axis, the offsets it reaches: bit 0 for -1, 1 for 0, 2 for +1.
+  int reach[kPatchSize];
+  for (int i = 0; i < kPatchSize; ++i)
+    reach[i] = 2 | (i < rp.flag_buffer ? 1 : 0) | (i >= kPatchSize - rp.flag_buffer ? 4 : 0);
+  std::uint32_t marks = 0;
+  int last[3] = {-1, -1, -1};  // the reach of the last flagged cell, already marked
   const bool lohner_rho = use_lohner && rp.lohner_density;
   const bool lohner_pres = use_lohner && rp.lohner_pressure;
   const bool lohner_field = use_lohner && rp.lohner_field && field;
@@ -213,13 +221,17 @@ bool flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, int child,
           flag = problem.refine(CellBox::around(x, h), time, m.patch(p).level);
         }
         if (!flag) continue;
-        any = true;
-        const int idx[3] = {i, j, k};
-        for (int d = 0; d < 3; ++d)
-          lo[d] = std::min(lo[d], idx[d]), hi[d] = std::max(hi[d], idx[d]);
+        const int r[3] = {reach[i], reach[j], reach[k]};
+        if (r[0] == last[0] && r[1] == last[1] && r[2] == last[2]) continue;
+        for (int d = 0; d < 3; ++d) last[d] = r[d];
+        for (int dz = 0; dz < 3; ++dz)
+          for (int dy = 0; dy < 3; ++dy)
+            for (int dx = 0; dx < 3; ++dx)
+              if ((r[0] >> dx & 1) && (r[1] >> dy & 1) && (r[2] >> dz & 1))
+                marks |= 1u << ((dz * 3 + dy) * 3 + dx);
       }
     }
-  return any;
+  return marks;
 }
 
 std::uint64_t pack(mesh::PatchCoord pc) {
@@ -416,16 +428,12 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
         gather_family(m, groups[g], model, family);
         for (int c = 0; c < mesh::kFamilySize; ++c) {
           const int p = groups[g] + c;
-          int lo[3], hi[3];
-          if (!flag_patch(m, p, family, c, rp, problem, time, lo, hi)) continue;
-          int from[3], to[3];
-          for (int d = 0; d < 3; ++d) {
-            from[d] = lo[d] - rp.flag_buffer < 0 ? -1 : 0;
-            to[d] = hi[d] + rp.flag_buffer >= kPatchSize ? 1 : 0;
-          }
-          for (int dz = from[2]; dz <= to[2]; ++dz)
-            for (int dy = from[1]; dy <= to[1]; ++dy)
-              for (int dx = from[0]; dx <= to[0]; ++dx) {
+          const std::uint32_t marks = flag_patch(m, p, family, c, rp, problem, time);
+          if (!marks) continue;
+          for (int dz = -1; dz <= 1; ++dz)
+            for (int dy = -1; dy <= 1; ++dy)
+              for (int dx = -1; dx <= 1; ++dx) {
+                if (!(marks >> (((dz + 1) * 3 + dy + 1) * 3 + dx + 1) & 1)) continue;
                 const int q = m.neighbours().neighbour(p, dx, dy, dz);
                 if (q >= 0) marked[g].push_back(pack(m.patch(q).coord()));
               }

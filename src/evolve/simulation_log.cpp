@@ -46,9 +46,10 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
   const exec::PrepareStats& ps = pipeline_->prepare_stats();
   out += strprintf(
       " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
-      "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld",
+      "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld fofc=%lld "
+      "floors=%lld",
       ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
-      regrid_stats_.families_added, regrid_stats_.families_removed);
+      regrid_stats_.families_added, regrid_stats_.families_removed, corrected_, floored_);
   if (poisson_)
     out += strprintf(
         " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
@@ -221,6 +222,9 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     per_level += strprintf("%s%ld", l ? "/" : "", level_steps_[l]);
   log_line("steps per level: %s; patches per level: %s", per_level.c_str(),
            level_summary().c_str());
+  // Every run says how many cells needed repair (counted from t = 0, across restarts).
+  log_line("repaired cells: %lld recomputed by first-order flux correction (fofc), %lld floored",
+           corrected_, floored_);
   if (executor_->name() != std::string("cpu")) log_device_summary(updates, summary);
   log_total_changes(totals1);
   if (const auto err = density_l1_error())

@@ -315,6 +315,9 @@ CheckpointState CheckpointReader::state() const {
   s.cell_updates = r.one<std::int64_t>(f, "state/cell_updates", H5T_NATIVE_INT64);
   s.regrid_count = r.one<std::int64_t>(f, "state/regrid_count", H5T_NATIVE_INT64);
   s.floored = r.one<std::int64_t>(f, "state/floored", H5T_NATIVE_INT64);
+  // Written since the end-of-run line counts corrected cells; 0 in an older checkpoint.
+  if (H5Lexists(f, "state/corrected", H5P_DEFAULT) > 0)
+    s.corrected = r.one<std::int64_t>(f, "state/corrected", H5T_NATIVE_INT64);
   // One total per field: 5 in a file without FieldNames.
   s.initial_totals.resize(field_names().size());
   r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {hsize_t(s.initial_totals.size())},

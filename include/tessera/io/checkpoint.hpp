@@ -35,6 +35,7 @@ struct CheckpointState {
   std::int64_t cell_updates = 0;
   std::int64_t regrid_count = 0;
   std::int64_t floored = 0;
+  std::int64_t corrected = 0;  // cells recomputed by first-order flux correction
   // Conserved totals at t = 0 (for the log), one per field of the mesh, in pool order.
   std::vector<double> initial_totals;
 };
