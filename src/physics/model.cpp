@@ -85,11 +85,20 @@ std::string Model::describe() const {
 mesh::FieldRegistry Model::fields() const {
   mesh::FieldRegistry f =
       has_magnetic_field() ? mhd_fields(scalars_) : hydro_fields(has_energy(), scalars_);
-  // Limited-linear prolongation keeps hydro states positive (each child keeps a quarter of
-  // the parent's density and energy); with a magnetic field it may not.
-  if (has_magnetic_field())
-    f.set_admissible(
-        [m = *this](const Real* u, std::size_t stride) { return m.admissible(u, stride); });
+  // Limited-linear prolongation of the conserved variables keeps each child's density and
+  // total energy positive, but not its pressure: where the kinetic (or magnetic) energy
+  // dominates, a child's m^2 / (2 rho), from separately interpolated momentum and density,
+  // can exceed its interpolated energy. The coarse cells whose children would be
+  // unphysical give them their own value (mesh/prolongation.cpp, enforce_admissible).
+  mesh::AdmissibleState check;
+  check.on = true;
+  check.energy = has_energy();
+  check.field = has_magnetic_field();
+  if (check.energy) {
+    check.gamma_minus_1 = params_.adiabatic.gamma - Real(1);
+    check.pressure_floor = params_.adiabatic.pressure_floor;
+  }
+  f.set_admissible(check);
   return f;
 }
 
