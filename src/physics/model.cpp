@@ -195,21 +195,4 @@ kernels::FloorResult Model::apply_floors(Real* u) const {
   });
 }
 
-bool Model::admissible(const Real* u, std::size_t stride) const {
-  return with_physics(physics_, [&](auto phys) {
-    using P = decltype(phys);
-    typename P::Vars c;
-    for (int v = 0; v < P::kNumVars; ++v) c[v] = u[v * stride];
-    if (!(c[P::kDens] > 0)) return false;
-    if constexpr (std::is_same_v<P, HydroIsothermal>) {
-      return true;
-    } else {
-      const auto& prm = kernels::params_of<P>(params_);
-      Real e = P::kinetic_energy(c);
-      if constexpr (std::is_same_v<P, MhdGlm>) e += P::magnetic_energy(c);
-      return (prm.gamma - Real(1)) * (c[P::kEngy] - e) >= prm.pressure_floor;
-    }
-  });
-}
-
 }  // namespace tessera::physics

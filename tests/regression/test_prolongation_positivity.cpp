@@ -47,6 +47,8 @@ TEST(AmrProlongation, KineticallyDominatedHydroChildrenKeepAPositivePressure) {
       load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/sod/sod.toml",
                       {"mesh.nx=[32,32,32]", "mesh.xmax=[1,1,1]", "output.enabled=false"});
   const physics::Model model(p);
+  const mesh::AdmissibleState admissible = model.fields().admissible();  // what runs check
+  ASSERT_TRUE(admissible);
   const mesh::Geometry geo = mesh::geometry_from_params(p);
   const mesh::Mesh root(geo, model.fields());
   mesh::Hierarchy h(1);
@@ -60,7 +62,7 @@ TEST(AmrProlongation, KineticallyDominatedHydroChildrenKeepAPositivePressure) {
   for (const int g : m.groups(1))
     for (int c = 0; c < mesh::kFamilySize; ++c)
       for (int cell = 0; cell < mesh::kPatchCells; ++cell, ++cells)
-        bad += !model.admissible(m.current(g + c) + cell, mesh::kPatchCells);
+        bad += !admissible(m.current(g + c) + cell, mesh::kPatchCells);
   EXPECT_EQ(cells, 64LL * 64 * 64);
   EXPECT_EQ(bad, 0) << "prolonged children with a negative pressure";
   // The same coarse data prolonged without the check do have some (the test's premise).
@@ -71,7 +73,7 @@ TEST(AmrProlongation, KineticallyDominatedHydroChildrenKeepAPositivePressure) {
   for (const int g : plain.groups(1))
     for (int c = 0; c < mesh::kFamilySize; ++c)
       for (int cell = 0; cell < mesh::kPatchCells; ++cell)
-        unchecked += !model.admissible(plain.current(g + c) + cell, mesh::kPatchCells);
+        unchecked += !admissible(plain.current(g + c) + cell, mesh::kPatchCells);
   std::printf("fast flow: %lld of %lld prolonged cells unphysical without the check, %lld with\n",
               unchecked, cells, bad);
   EXPECT_GT(unchecked, 0);

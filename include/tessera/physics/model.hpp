@@ -70,9 +70,6 @@ class Model {
   double interface_signal_speed(const Real* a, const Real* b, std::size_t stride, int dir) const;
   // The solver's floors on a contiguous conserved state u[v]; kUnphysical when not finite.
   kernels::FloorResult apply_floors(Real* u) const;
-  // Whether one cell's conserved u[v * stride] has a positive density and a pressure at or
-  // above the floor (prolongation's admissibility check).
-  bool admissible(const Real* u, std::size_t stride) const;
 
  private:
   kernels::Physics physics_;
