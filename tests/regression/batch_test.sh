@@ -57,7 +57,9 @@ sedov=(run "$src/problems/sedov/sedov.toml" mesh.nx=[48,48,48] run.max_steps=50 
 kills=0
 partial_seen=0
 for attempt in $(seq 10); do
-  restart=()
+  # A run killed before its first checkpoint left only plot files: start afresh over them
+  # (a fresh run refuses another run's plot files without --overwrite).
+  restart=(--overwrite)
   ls "$work"/kill/sedov.chk.*.h5 >/dev/null 2>&1 && restart=(--restart latest)
   "$tessera" "${sedov[@]}" output.dir="$work/kill" "${restart[@]}" >>"$work/kill.log" 2>&1 &
   pid=$!
