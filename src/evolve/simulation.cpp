@@ -460,7 +460,7 @@ RunSummary Simulation::run(const RunControl& control) {
       const bool hits_target = time_ + dt >= target;
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
-      const long long f0 = floored_, c0 = corrected_;
+      const long long f0 = floored_, c0 = corrected_, r0 = reflux_withheld_;
       advance(0, time_, dt, 1.0, 1.0);
       last_dt = dt;
       time_ = hits_target ? target : time_ + dt;
@@ -499,6 +499,8 @@ RunSummary Simulation::run(const RunControl& control) {
         std::string repairs;
         if (corrected_ > c0) repairs += strprintf("  fofc %lld", corrected_ - c0);
         if (floored_ > f0) repairs += strprintf("  floors %lld", floored_ - f0);
+        if (reflux_withheld_ > r0)
+          repairs += strprintf("  reflux withheld %lld", reflux_withheld_ - r0);
         // The time left, at the pace of the loop so far (outputs included): to t_end, or to
         // max_steps if the run reaches that first.
         std::string eta;

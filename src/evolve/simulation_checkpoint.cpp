@@ -65,6 +65,7 @@ void Simulation::restart(const io::CheckpointReader& checkpoint) {
   regrid_count_ = static_cast<int>(st.regrid_count);
   floored_ = st.floored;
   corrected_ = st.corrected;
+  reflux_withheld_ = st.reflux_withheld;
   if (static_cast<int>(st.initial_totals.size()) != mesh_->nvar())
     throw Error(ErrorKind::kIo,
                 strprintf("cannot read checkpoint '%s': it holds %zu initial totals for %d fields",
@@ -143,6 +144,7 @@ std::string Simulation::write_checkpoint() {
   st.regrid_count = regrid_count_;
   st.floored = floored_;
   st.corrected = corrected_;
+  st.reflux_withheld = reflux_withheld_;
   st.initial_totals = totals0_;
   // The file holds each level as one slab in canonical order, the order a mesh rebuilt
   // from the stored octree has. Flux registers are empty here but name patches by slot.

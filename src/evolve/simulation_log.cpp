@@ -47,9 +47,10 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
   out += strprintf(
       " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
       "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld fofc=%lld "
-      "floors=%lld",
+      "floors=%lld reflux_withheld=%lld",
       ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
-      regrid_stats_.families_added, regrid_stats_.families_removed, corrected_, floored_);
+      regrid_stats_.families_added, regrid_stats_.families_removed, corrected_, floored_,
+      reflux_withheld_);
   if (poisson_)
     out += strprintf(
         " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
@@ -225,6 +226,12 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
   // Every run says how many cells needed repair (counted from t = 0, across restarts).
   log_line("repaired cells: %lld recomputed by first-order flux correction (fofc), %lld floored",
            corrected_, floored_);
+  // Only where it happened: each withheld correction costs conservation.
+  if (reflux_withheld_ > 0)
+    log_line(
+        "refluxing: %lld corrections withheld, which would have left a cell unphysical (the "
+        "conserved totals change by them)",
+        reflux_withheld_);
   if (executor_->name() != std::string("cpu")) log_device_summary(updates, summary);
   log_total_changes(totals1);
   if (const auto err = density_l1_error())

@@ -336,7 +336,8 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
             double(s + 1) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
   restrict_level(level + 1);
-  registers_.reflux(*mesh_, level);
+  const long long withheld = registers_.reflux(*mesh_, level);
+  reflux_withheld_ += comm_->sum(withheld);
 }
 
 void Simulation::solve_gravity(bool refined) {

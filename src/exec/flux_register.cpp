@@ -171,8 +171,8 @@ void FluxRegisters::finish_fine_step(int level, parallel::Comm* comm) {
                             got[q].size(), at[q]));
 }
 
-void FluxRegisters::reflux(mesh::Mesh& m, int level) {
-  if (level >= static_cast<int>(registers_.size())) return;
+long long FluxRegisters::reflux(mesh::Mesh& m, int level) {
+  if (level >= static_cast<int>(registers_.size())) return 0;
   const Real inv_dx = Real(1 / m.dx(level));
   auto& regs = registers_[level];
   const auto& runs = patch_runs_[level];
@@ -180,16 +180,21 @@ void FluxRegisters::reflux(mesh::Mesh& m, int level) {
   // thread, so the sums are the same for any thread count.
   const int nruns = static_cast<int>(runs.size()) - 1;
   finish_fine_step(level, nullptr);  // a caller that stepped the finer level itself
-#pragma omp parallel for schedule(dynamic, 16)
+  long long withheld = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : withheld)
   for (int run = 0; run < nruns; ++run)
     for (int i = runs[run]; i < runs[run + 1]; ++i)
-      if (regs[i].owner == rank_) reflux_one(m, regs[i], inv_dx);
+      if (regs[i].owner == rank_) withheld += reflux_one(m, regs[i], inv_dx);
+  return withheld;
 }
 
-void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
+int FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
   Real* u = m.current(r.patch);
   const int dir = r.face / 2, side = r.face % 2;
   const Real sign = side ? Real(-1) : Real(1);
+  const mesh::AdmissibleState& admissible = m.fields().admissible();
+  std::vector<Real> before(nflux_);
+  int withheld = 0;
   for (int a = 0; a < kPatchSize; ++a)
     for (int b = 0; b < kPatchSize; ++b) {
       int pos[3];
@@ -200,11 +205,23 @@ void FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
       if (dir == 2) pos[1] = a, pos[0] = b;
       const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
       for (int v = 0; v < nflux_; ++v) {
+        Real& value = u[flux_vars_[v] * mesh::kPatchCells + cell];
         Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];
-        u[flux_vars_[v] * mesh::kPatchCells + cell] += sign * inv_dx * reg;
+        before[v] = value;
+        value += sign * inv_dx * reg;
         reg = 0;
       }
+      // A correction that would leave the cell unphysical is withheld, as GAMER's flux
+      // fix-up does (its Flu_FixUp_Flux skips such cells): ahead of a strong shock into cold
+      // gas, the difference of the coarse and fine energy fluxes can exceed a coarse cell's
+      // internal energy. The cell keeps its admissible state from the coarse step, and the
+      // run loses conservation by that correction (counted; the log reports it).
+      if (admissible && !admissible(u + cell, mesh::kPatchCells)) {
+        for (int v = 0; v < nflux_; ++v) u[flux_vars_[v] * mesh::kPatchCells + cell] = before[v];
+        ++withheld;
+      }
     }
+  return withheld;
 }
 
 }  // namespace tessera::exec

@@ -241,6 +241,7 @@ void write_checkpoint(const std::string& path, const mesh::Mesh& m, const Checkp
     i64("regrid_count", &state.regrid_count, 1);
     i64("floored", &state.floored, 1);
     i64("corrected", &state.corrected, 1);
+    i64("reflux_withheld", &state.reflux_withheld, 1);
     f64("initial_totals", state.initial_totals.data(), state.initial_totals.size());
 
     // The octree: the parent coordinates of every family above the root (what rebuilds

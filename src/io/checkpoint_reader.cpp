@@ -318,6 +318,9 @@ CheckpointState CheckpointReader::state() const {
   // Written since the end-of-run line counts corrected cells; 0 in an older checkpoint.
   if (H5Lexists(f, "state/corrected", H5P_DEFAULT) > 0)
     s.corrected = r.one<std::int64_t>(f, "state/corrected", H5T_NATIVE_INT64);
+  // Written since refluxing withholds corrections that would leave a cell unphysical.
+  if (H5Lexists(f, "state/reflux_withheld", H5P_DEFAULT) > 0)
+    s.reflux_withheld = r.one<std::int64_t>(f, "state/reflux_withheld", H5T_NATIVE_INT64);
   // One total per field: 5 in a file without FieldNames.
   s.initial_totals.resize(field_names().size());
   r.dataset(f, "state/initial_totals", H5T_NATIVE_DOUBLE, {hsize_t(s.initial_totals.size())},

@@ -191,5 +191,61 @@ TEST(FluxRegisters, RefluxCorrectsEachCoarseCellBesideAFineFaceByItsOwnFluxDiffe
   EXPECT_EQ(before, after);
 }
 
+TEST(FluxRegisters, ACorrectionThatWouldLeaveACellUnphysicalIsWithheldAndCounted) {
+  // Cold gas at rest (p = 1e-5) and an energy flux of 0.1 through every fine face, none
+  // through the coarse ones: each correction moves dt / dx * 0.1 = 1.28e-2 of energy,
+  // 500 times the cells' internal energy. A coarse cell whose high face touches the fine
+  // region would lose it (negative pressure): withheld, bit for bit its value. One whose
+  // low face touches it gains it: applied. Faces: {1,2,1} has 3 of each; {3,0,2} (on
+  // the x+ and y- boundaries) has x- and z- (withheld), y+ and z+ (applied).
+  const mesh::Hierarchy h = {{{1, 2, 1}, {3, 0, 2}}};
+  mesh::FieldRegistry fields = physics::hydro_fields(true, 0);
+  mesh::AdmissibleState check;
+  check.on = check.energy = true;
+  check.gamma_minus_1 = Real(0.4);
+  fields.set_admissible(check);
+  mesh::Mesh m(outflow_box(), fields, h);
+  const Real e0 = Real(1e-5 / 0.4);
+  for (int p = 0; p < m.num_patches(); ++p)
+    for (int c = 0; c < kPatchCells; ++c) {
+      for (int v = 0; v < kNvar; ++v) m.current(p)[v * kPatchCells + c] = 0;
+      m.current(p)[c] = 1;
+      m.current(p)[4 * kPatchCells + c] = e0;
+    }
+  auto planes = [](int level) {
+    std::vector<Real> f(std::size_t(kernels::kNumFluxPlanes) * kNvar * kernels::kFaceCells, 0);
+    for (int plane = 0; plane < kernels::kNumFluxPlanes; ++plane)
+      for (int q = 0; q < kernels::kFaceCells; ++q)
+        f[(std::size_t(plane) * kNvar + 4) * kernels::kFaceCells + q] = level ? Real(0.1) : 0;
+    return f;
+  };
+  FluxRegisters registers;
+  registers.build(m);
+  const double dt = 0.004;
+  for (int g : m.groups(0)) registers.close_group(m, g, planes(0).data(), dt);
+  for (int sub = 0; sub < 2; ++sub)
+    for (int g : m.groups(1)) registers.close_group(m, g, planes(1).data(), dt / 2);
+  const long long withheld = registers.reflux(m, 0);
+  EXPECT_EQ(withheld, 5 * 64);
+
+  const Real gain = Real(dt * 0.1 / m.dx(0));
+  int applied = 0, kept = 0;
+  for (int g : m.groups(0))
+    for (int c = 0; c < mesh::kFamilySize; ++c) {
+      if (!m.patch(g + c).is_leaf()) continue;
+      const Real* u = m.current(g + c);
+      for (int q = 0; q < kPatchCells; ++q) {
+        ASSERT_EQ(u[q], Real(1));
+        for (int v = 1; v < 4; ++v) ASSERT_EQ(u[v * kPatchCells + q], Real(0));
+        const Real e = u[4 * kPatchCells + q];
+        ASSERT_TRUE(e == e0 || e == e0 + gain) << "energy " << e;
+        (e == e0 ? kept : applied) += 1;
+        ASSERT_TRUE(check(u + q, kPatchCells));
+      }
+    }
+  EXPECT_EQ(applied, 5 * 64);
+  EXPECT_EQ(kept, (64 - 2) * kPatchCells - 5 * 64);
+}
+
 }  // namespace
 }  // namespace tessera::exec

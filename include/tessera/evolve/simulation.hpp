@@ -113,6 +113,7 @@ class Simulation {
   // Cells whose state the floors changed, over the run's steps (the step lines' "floors").
   long long floored() const { return floored_; }
   long long corrected() const { return corrected_; }
+  long long reflux_withheld() const { return reflux_withheld_; }
   // Steps taken by each level so far.
   const std::vector<long>& level_steps() const { return level_steps_; }
   // Cell updates done so far (all patches of every level, each of its steps).
@@ -345,6 +346,9 @@ class Simulation {
   long long overlap_groups_[2] = {0, 0};
   long long floored_ = 0;
   long long corrected_ = 0;  // cells recomputed by first-order flux correction (hydro.fofc)
+  // Refluxing corrections withheld because they would have left a coarse cell unphysical
+  // (exec/flux_register.cpp): each loses conservation by its correction.
+  long long reflux_withheld_ = 0;
   Timers timers_;
   double time_ = 0;
   std::unique_ptr<io::HistoryFile> history_;  // rank 0, with output.history

@@ -46,8 +46,10 @@ class FluxRegisters {
 
   // Adds register / dx to the cells of `level` beside each registered face (minus on
   // the face's low side, plus on its high side), then clears the registers (this rank's
-  // own: the outboxes were cleared when sent).
-  void reflux(mesh::Mesh& mesh, int level);
+  // own: the outboxes were cleared when sent). A cell that one face's correction would
+  // leave unphysical (mesh::AdmissibleState) keeps its value instead; returns how many
+  // corrections this rank withheld so.
+  long long reflux(mesh::Mesh& mesh, int level);
 
  private:
   struct Register {
@@ -63,7 +65,7 @@ class FluxRegisters {
   bool has(int level, int patch, int face) const {
     return level < static_cast<int>(index_.size()) && index_[level].count(key(patch, face)) > 0;
   }
-  void reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
+  int reflux_one(mesh::Mesh& mesh, Register& r, Real inv_dx) const;
 
   int rank_ = 0;
   std::vector<int> flux_vars_;  // pool variable of each flux field

@@ -35,7 +35,8 @@ struct CheckpointState {
   std::int64_t cell_updates = 0;
   std::int64_t regrid_count = 0;
   std::int64_t floored = 0;
-  std::int64_t corrected = 0;  // cells recomputed by first-order flux correction
+  std::int64_t corrected = 0;        // cells recomputed by first-order flux correction
+  std::int64_t reflux_withheld = 0;  // refluxing corrections withheld (unphysical result)
   // Conserved totals at t = 0 (for the log), one per field of the mesh, in pool order.
   std::vector<double> initial_totals;
 };
