@@ -158,6 +158,12 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   } else {
     hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol,
                                          params_.boolean("hydro.fofc"));
+    if (params_.string("hydro.reconstruction") == "ppm" &&
+        params_.string("hydro.integrator") == "rk2")
+      log_line(
+          "note: PPM with rk2 is a centred scheme where the flow is smooth, and SSP-RK2 lets "
+          "its modes grow slowly: in long runs of smooth, low-amplitude flow use "
+          "hydro.integrator = \"vl2\" or PLM (docs/user_guide.md, hydro.reconstruction)");
   }
   // Device residency: the default for GPU runs without refinement whose data fit.
   const std::string& resident = params_.string("gpu.resident");

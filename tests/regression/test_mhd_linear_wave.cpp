@@ -167,8 +167,11 @@ TEST(MhdLinearWave, Vl2McEpFastWaveSecondOrder) {
 // PPM (reconstruction_ppm.hpp), rk2 over half a period as mc_ep above: error/A at 64
 // 2.368e-3 (fast), 3.338e-4 (Alfven), 8.533e-5 (slow), 1.921e-4 (entropy): 2.7, 8.3, 39
 // and 14 times below mc_ep's. Orders 1.97, 1.88, 1.38, 1.77: the slow and entropy waves'
-// errors fall by only 2.6 and 3.4 from 32 to 64 (the same to four digits with the
-// smooth-extremum limiter disabled: not the limiter; the cause is not known yet). Bounds:
+// errors fall by only 2.6 and 3.4 from 32 to 64, because PPM's unlimited face values are a
+// centred scheme whose modes SSP-RK2 amplifies a little every step (docs/validation.md,
+// "PPM reconstruction": the slow wave at 128 cells reaches 6.3e-3 by half a period; with
+// the Courant number halved the growth slows, it does not stop). The bounds below hold
+// what the scheme gives today: a change that makes the growth faster fails them. Bounds:
 // 1.5x the errors, orders 0.07 to 0.08 below the measured. vl2 (fast, whole period)
 // measured 1.174e-2, order 2.005: twice MC's 6.07e-3 with vl2, whose donor-cell predictor PPM
 // cannot make up for.
