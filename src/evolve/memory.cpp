@@ -98,7 +98,7 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
                                                                      : kernels::Integrator::kRk2;
   const int ghost = params.string("hydro.scheme") == "relaxing_tvd"
                         ? kernels::kGhostRtvd
-                        : kernels::ghost_width(integrator, wide ? 3 : 2);
+                        : kernels::ghost_width(integrator, wide ? 3 : 2, recon == "ppm" ? 3 : 1);
   const exec::GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;

@@ -187,7 +187,9 @@ std::vector<ParamSpec> core_specs() {
              "spatial reconstruction of primitive variables: plm (piecewise linear, second "
              "order, limiter hydro.limiter), pcm (first order) or ppm (piecewise parabolic, "
              "Colella & Woodward 1984, with the extremum-preserving limiter of Colella & "
-             "Sekora 2008; reads 3 cells per side: 6 ghost layers with rk2, 4 with vl2)"),
+             "Sekora 2008; reads 3 cells per side: 6 ghost layers with rk2 and with vl2, whose "
+             "predictor then takes the mc_ep slopes; prefer vl2: with rk2 smooth flow grows "
+             "slowly unstable modes)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},
              "slope limiter of plm, unused by pcm and ppm (Wang et al. 2009 eqs. 9-11; van "
              "Leer 1974); mc_ep: MC "
