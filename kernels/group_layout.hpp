@@ -35,8 +35,8 @@ TESSERA_HD constexpr int stencil_reach(int recon_reach) {
   return recon_reach < 2 ? 2 : recon_reach;
 }
 // SSP-RK2 in one pass needs the reconstruction's stencil twice. VL2 needs it once for
-// the corrector, plus the predictor's: 1 cell (donor cell), 2 with PPM (whose predictor
-// is PLM, mol_stages.hpp).
+// the corrector, plus the predictor's: 1 cell (donor cell), 3 with PPM (whose predictor
+// takes the mc_ep slopes, mol_stages.hpp).
 TESSERA_HD constexpr int ghost_width(Integrator integrator, int recon_reach,
                                      int predictor_reach = 1) {
   return integrator == Integrator::kVl2 ? predictor_reach + stencil_reach(recon_reach)

@@ -17,9 +17,10 @@
 //   (three) ghost layers,
 //   then the corrector u^{n+1} = u^n - dt div F(reconstructed states of u^{n+1/2}) on
 //   the interior. The patch-face fluxes are the corrector's, with weight 1. With PPM the
-//   predictor reconstructs with PLM (MC) instead, over a (16+2*5)^3 box: a donor-cell
-//   predictor's error is ten times PPM's on smooth waves, and PPM with rk2 is a centred
-//   scheme that SSP-RK2 does not keep stable (docs/validation.md, "PPM reconstruction").
+//   predictor reconstructs with the mc_ep slopes instead, over a (16+2*6)^3 box: a
+//   donor-cell predictor's error is 10-70 times PPM's on smooth waves, and PPM with rk2 is
+//   a centred scheme that SSP-RK2 does not keep stable (docs/validation.md, "PPM
+//   reconstruction").
 // Either way the returned face fluxes are the time-integrated flux the update used (what
 // coarse-fine flux correction needs).
 //
@@ -402,7 +403,7 @@ struct IntegratorRk2 {
   }
 };
 
-// The predictor's reconstruction: donor cell, or what the corrector's names (PPM: PLM).
+// The predictor's reconstruction: donor cell, or what the corrector's names (PPM: mc_ep).
 template <class Recon, class = void>
 struct Vl2PredictorOf {
   using type = ReconPcm;

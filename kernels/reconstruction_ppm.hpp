@@ -32,8 +32,8 @@ namespace tessera::kernels {
 struct ReconPpm {
   static constexpr const char* kName = "ppm";
   static constexpr int kReach = 3;  // cells read on each side of a face
-  // The vl2 predictor's reconstruction (mol_stages.hpp, IntegratorVl2): PLM, not donor
-  // cell, whose error would dominate PPM's.
+  // The vl2 predictor's reconstruction (mol_stages.hpp, IntegratorVl2): PLM with the
+  // extremum-preserving mc_ep slopes, not donor cell, whose error would dominate PPM's.
   using Vl2Predictor = ReconPlmMcEp;
   static constexpr Real kC = 1.25;  // Colella & Sekora 2008, "C > 1" of eqs. 18 and 22
   static constexpr Real kRoundoff = 1e-12;
