@@ -213,14 +213,15 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   }
 
   // values is already [var][block][z][y][x], Athena++'s order: each dataset is written from
-  // its slice, no copy. Collectively each rank writes its runs of blocks.
-  if (plot.own_blocks) {
-    std::vector<std::pair<hsize_t, hsize_t>> runs;
+  // its slice, no copy. Collectively each rank writes its runs of blocks (first, count).
+  std::vector<std::pair<hsize_t, hsize_t>> runs;
+  if (plot.own_blocks)
     for (const std::size_t b : *plot.own_blocks)
       if (!runs.empty() && runs.back().first + runs.back().second == b)
         ++runs.back().second;
       else
         runs.push_back({b, 1});
+  if (plot.own_blocks) {
     const std::size_t per_var = plot.own_blocks->size() * n * n * n;
     for (const DatasetGroup& g : groups)
       w.block_dataset(f, g.name.c_str(), real_type(), real_type(), {g.count, nblocks, n, n, n},
@@ -238,14 +239,8 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
     const std::size_t cells = std::size_t(n) * n * n;
     std::vector<std::uint8_t> cell_levels;
     if (plot.own_blocks) {
-      std::vector<std::pair<hsize_t, hsize_t>> runs;
-      for (const std::size_t b : *plot.own_blocks) {
-        if (!runs.empty() && runs.back().first + runs.back().second == b)
-          ++runs.back().second;
-        else
-          runs.push_back({b, 1});
+      for (const std::size_t b : *plot.own_blocks)
         cell_levels.insert(cell_levels.end(), cells, std::uint8_t(plot.blocks[b].level));
-      }
       w.block_dataset(f, "CellLevels", H5T_STD_U8LE, H5T_NATIVE_UINT8, {1, nblocks, n, n, n}, runs,
                       cell_levels.data());
     } else {
