@@ -215,12 +215,14 @@ void write_athdf(const std::string& path, const std::string& tmp_name, const Plo
   // values is already [var][block][z][y][x], Athena++'s order: each dataset is written from
   // its slice, no copy. Collectively each rank writes its runs of blocks (first, count).
   std::vector<std::pair<hsize_t, hsize_t>> runs;
-  if (plot.own_blocks)
-    for (const std::size_t b : *plot.own_blocks)
+  if (plot.own_blocks) {
+    for (const std::size_t b : *plot.own_blocks) {
       if (!runs.empty() && runs.back().first + runs.back().second == b)
         ++runs.back().second;
       else
         runs.push_back({b, 1});
+    }
+  }
   if (plot.own_blocks) {
     const std::size_t per_var = plot.own_blocks->size() * n * n * n;
     for (const DatasetGroup& g : groups)
