@@ -38,7 +38,8 @@ struct Scheme {
 inline int ghost_width(const Scheme& s) {
   const bool wide = s.recon == Reconstruction::kPlmMcEp || s.recon == Reconstruction::kPpm;
   static_assert(ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3);
-  return ghost_width(s.integrator, wide ? 3 : 2, s.recon == Reconstruction::kPpm ? 3 : 1);
+  return ghost_width(s.integrator, wide ? 3 : 2,
+                     s.recon == Reconstruction::kPpm ? ReconPpm::Vl2Predictor::kReach : 1);
 }
 
 // What one step of the patch-group solver needs besides the data.

@@ -10,6 +10,7 @@
 #include "kernels/group_layout.hpp"
 #include "kernels/mol_cpu.hpp"
 #include "kernels/relaxing_tvd.hpp"
+#include "kernels/scheme.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/exec/executor.hpp"
@@ -92,13 +93,18 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   e.root_patches = geo.root_cell_count() / mesh::kPatchCells;
   e.root_bytes = static_cast<double>(e.root_patches) * e.patch_bytes;
   // One group's staging: its box with ghost cells, its new interior and its flux planes.
+  // The ghost width depends on the stencils alone: PPM, the three-cell mc_ep slopes, or
+  // the two cells of every other reconstruction (kernels::ghost_width).
   const std::string& recon = params.string("hydro.reconstruction");
-  const bool wide = recon == "ppm" || (recon == "plm" && params.string("hydro.limiter") == "mc_ep");
-  const auto integrator = params.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2
-                                                                     : kernels::Integrator::kRk2;
-  const int ghost = params.string("hydro.scheme") == "relaxing_tvd"
-                        ? kernels::kGhostRtvd
-                        : kernels::ghost_width(integrator, wide ? 3 : 2, recon == "ppm" ? 3 : 1);
+  kernels::Scheme scheme;
+  scheme.recon = recon == "ppm" ? kernels::Reconstruction::kPpm
+                 : recon == "plm" && params.string("hydro.limiter") == "mc_ep"
+                     ? kernels::Reconstruction::kPlmMcEp
+                     : kernels::Reconstruction::kPlmMc;
+  scheme.integrator = params.string("hydro.integrator") == "vl2" ? kernels::Integrator::kVl2
+                                                                 : kernels::Integrator::kRk2;
+  const int ghost = params.string("hydro.scheme") == "relaxing_tvd" ? kernels::kGhostRtvd
+                                                                    : kernels::ghost_width(scheme);
   const exec::GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
