@@ -11,7 +11,9 @@ namespace tessera::kernels {
 
 // A group's neighbourhood: the source patch of each 8^3 block (bx, by, bz) in {-1..2}^3
 // around it (the group itself is blocks 0..1), block index (bx+1) + 4 (by+1) + 16 (bz+1);
-// -1 for a block beyond a physical boundary (never read: such cells are mapped inside).
+// -1 for a block beyond a physical boundary (never read: such cells are mapped inside);
+// kGatherCoarse (-2) for a block inside the domain without a same-level patch, whose cells
+// are prolonged from the coarser level (coarse_fine_gather.hpp).
 inline constexpr int kGatherBlocks = 64;
 
 // Physical boundary kinds per group side, 2 bits each at bit 4 dim + 2 side (side 0 low,
@@ -22,9 +24,11 @@ TESSERA_HD constexpr int side_kind(int code, int dim, int side) {
 }
 
 struct GatherSource {
-  int patch;  // source patch (-1: none, a malformed table)
+  int patch;  // source patch; kGatherCoarse (coarse_fine_gather.hpp): the coarser level;
+              // -1: none, a malformed table
   int cell;   // cell within the patch, (z * 8 + y) * 8 + x
   int flip;   // bit d set: the vector components along d change sign (reflecting wall)
+  int at[3];  // the cell it maps to, relative to the group's first cell (inside the domain)
 };
 
 // Source of box cell `cell` ([n][n][n], n = 16 + 2 ghost) of a group with the
@@ -53,7 +57,7 @@ TESSERA_HD inline GatherSource gather_source(const int* blocks, int code, int gh
     block += (b + 1) * stride[d];
     local += (c[d] - b * kPatchSize) * cstride[d];
   }
-  return {blocks[block], local, flip};
+  return {blocks[block], local, flip, {c[0], c[1], c[2]}};
 }
 
 }  // namespace tessera::kernels

@@ -15,6 +15,8 @@ namespace tessera::mesh::testing {
 struct NestedSpec {
   std::array<int, 3> cells = {64, 48, 32};
   Boundary bc = Boundary::kOutflow;  // every side
+  // Per dimension (low, high), replacing `bc` when not empty.
+  std::vector<std::array<Boundary, 2>> sides;
   std::array<double, 3> centre = {0.3, 0.45, 0.55};
   std::vector<double> radii = {0.3, 0.18};  // one per refined level
 };
@@ -25,7 +27,7 @@ inline Mesh nested_mesh(const NestedSpec& s, FieldRegistry fields) {
   g.xmin = {0, 0, 0};
   g.dx0 = 1.0 / s.cells[1];
   for (int d = 0; d < 3; ++d) g.xmax[d] = s.cells[d] * g.dx0;
-  for (auto& b : g.boundary) b = {s.bc, s.bc};
+  for (int d = 0; d < 3; ++d) g.boundary[d] = s.sides.empty() ? std::array{s.bc, s.bc} : s.sides[d];
   Hierarchy h;
   auto mesh = std::make_unique<Mesh>(g, fields, h);
   for (std::size_t l = 0; l < s.radii.size(); ++l) {

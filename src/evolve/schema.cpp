@@ -73,9 +73,10 @@ std::vector<ParamSpec> core_specs() {
       choice("gpu", "resident", "auto", {"auto", "on", "off"},
              "keep the patch data in GPU memory between steps (ghost zones gathered on the "
              "GPU, nothing staged through the host; the host copy is updated for outputs, "
-             "checkpoints and the log's totals): auto does so for runs without refinement "
-             "(amr.max_level = 0) whose data fit in the GPU's free memory, on insists, off "
-             "stages every batch through the host"),
+             "checkpoints, the log's totals and regrids): auto does so for runs whose data "
+             "fit in the GPU's free memory (with refinement: on one rank) and that have "
+             "neither self-gravity nor problem-defined boundaries, on insists, off stages "
+             "every batch through the host"),
       real("mpi", "coarse_fine_cost", 1.5, {1, 100},
            "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "
            "level (interpolated in space and time), in units of one that does not, when each "

@@ -165,17 +165,19 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
           "its modes grow slowly: in long runs of smooth, low-amplitude flow use "
           "hydro.integrator = \"vl2\" or PLM (docs/user_guide.md, hydro.reconstruction)");
   }
-  // Device residency: the default for GPU runs without refinement whose data fit.
+  // Device residency: the default for GPU runs whose data fit, adaptive ones on one rank.
   const std::string& resident = params_.string("gpu.resident");
   const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
   const bool on_gpu = executor_->name() != std::string("cpu");
-  if (resident == "on" && (!on_gpu || params_.integer("amr.max_level") > 0))
+  const bool refined = params_.integer("amr.max_level") > 0;
+  if (resident == "on" && (!on_gpu || (refined && comm.size() > 1)))
     throw Error(
         ErrorKind::kInput,
-        strprintf("gpu.resident = \"on\" needs the cuda backend and a run without "
-                  "refinement (amr.max_level = 0); this run has backend %s and "
-                  "amr.max_level = %lld",
-                  executor_->name(), static_cast<long long>(params_.integer("amr.max_level"))));
+        strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with refinement "
+                  "(amr.max_level > 0) one rank; this run has backend %s, amr.max_level = %lld "
+                  "and %d ranks",
+                  executor_->name(), static_cast<long long>(params_.integer("amr.max_level")),
+                  comm.size()));
   // The device's ghost-zone gather knows the outflow and reflecting conditions only; the
   // problem's boundary states are evaluated on the host, in the prepare stage.
   const bool problem_bc = mesh_->geometry().problem_boundaries();
@@ -189,12 +191,15 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the potential of "
         "self-gravity is solved on the host between the GPU's hydro steps");
-  if (resident == "auto" && on_gpu && problem_bc && !self_gravity &&
-      params_.integer("amr.max_level") == 0)
+  if (resident == "auto" && on_gpu && problem_bc && !self_gravity)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are set on the host");
-  if (resident != "off" && on_gpu && params_.integer("amr.max_level") == 0 && !self_gravity &&
+  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !self_gravity && !problem_bc)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: adaptive runs stay on "
+        "the GPU on one rank only");
+  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !self_gravity &&
       !problem_bc) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
@@ -221,8 +226,13 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
       resident_mode_ = true;
       log_line(
           "device-resident: the patch data (%.2f GB%s) stay on the GPU between steps; the "
-          "host copy is updated for outputs, checkpoints and the totals of the log line",
-          level_bytes / 1e9, ranks > 1 ? " per rank, about" : "");
+          "host copy is updated for outputs, checkpoints and the totals of the log line%s",
+          level_bytes / 1e9,
+          ranks > 1 ? " per rank, about"
+          : refined ? " on the root level"
+                    : "",
+          refined ? ", and for each regrid (flagging and the new families' data are the host's)"
+                  : "");
     }
   }
   int batch = on_gpu ? batch_param : 0;

@@ -152,7 +152,9 @@ std::string Simulation::write_checkpoint() {
   sync_host();
   if (!mesh_->is_canonical()) {
     // Reorders the patches of both time levels: the device copy is rebuilt from the host.
-    if (device_current_) resident_->download(*mesh_, 1 - mesh_->current_slot(0));
+    if (device_current_)
+      for (int slot = 0; slot < 2; ++slot)
+        if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
     free_device();
     mesh_->canonicalize();
     repartition(true, true);  // the same families: the same cuts, nothing moves

@@ -23,10 +23,14 @@ void Simulation::ensure_device() {
   // patches on the device (a collective: every rank gets here at the same step).
   const bool ranks = comm_->size() > 1;
   const std::vector<int>& groups = ranks ? exchanges_[0].overlap : mesh_->groups(0);
-  if (!resident_ || resident_->tables().groups() != static_cast<int>(groups.size())) {
+  if (!resident_ || resident_->tables(0).groups() != static_cast<int>(groups.size()) ||
+      resident_->levels() != mesh_->num_levels()) {
     drop_halo();
     resident_.reset();  // free the old copy before allocating the new one
-    resident_ = executor_->make_resident(*mesh_, 0, &groups);
+    if (mesh_->num_levels() > 1 && !refined_fit()) return;
+    resident_ = executor_->make_resident(*mesh_, {groups});
+    // Adaptive levels: their flux registers too (the host's layout; built at each regrid).
+    if (mesh_->num_levels() > 1) resident_->set_registers(*mesh_, registers_);
     if (ranks) {
       const auto th = Clock::now();
       const exec::HaloPlan plan{exchanges_[0].send, exchanges_[0].receive};
@@ -69,6 +73,30 @@ void Simulation::ensure_device() {
   device_setup_logged_ = true;
 }
 
+// An adaptive mesh on the device: both time levels of its whole pool. When a regrid has
+// grown it beyond the GPU's free memory, the run goes on staged through the host
+// (gpu.resident = "auto"; "on" stops with the figures).
+bool Simulation::refined_fit() {
+  const double need =
+      2.0 * double(mesh_->store().pool_patches()) * double(mesh_->patch_reals()) * sizeof(Real) +
+      memory_.device_bytes;
+  const auto dev = exec::device_memory();
+  if (!dev || need <= 0.9 * dev->first) return true;
+  if (params_.string("gpu.resident") == "on")
+    throw Error(ErrorKind::kResources,
+                strprintf("gpu.resident = \"on\": the adaptive mesh's patch data and buffers need "
+                          "%.2f GB of GPU memory and the GPU has %.2f GB free; set gpu.resident = "
+                          "\"auto\" to stage them through the host when they do not fit",
+                          need / 1e9, dev->first / 1e9));
+  log_line(
+      "note: at step %ld the adaptive mesh's patch data (%.2f GB with the buffers) no longer fit "
+      "in the GPU's %.2f GB free memory: from here on they stay on the host and are staged per "
+      "batch",
+      step_, need / 1e9, dev->first / 1e9);
+  resident_mode_ = false;
+  return false;
+}
+
 void Simulation::drop_halo() {
   if (!halo_) return;
   const std::vector<double> b = halo_->bytes_sent();
@@ -78,7 +106,17 @@ void Simulation::drop_halo() {
 
 void Simulation::release_device() {
   sync_host();
+  // Adaptive levels: the other time level too. The host works on the whole pool next (a
+  // regrid moves families with both of their time levels), and the device copy is made
+  // again from it.
+  if (mesh_->num_levels() > 1) sync_all_slots();
   free_device();
+}
+
+void Simulation::sync_all_slots() {
+  if (!resident_ || !device_current_) return;
+  for (int slot = 0; slot < 2; ++slot)
+    if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
 }
 
 void Simulation::free_device() {
@@ -89,8 +127,13 @@ void Simulation::free_device() {
 
 void Simulation::sync_host() const {
   if (!resident_ || !device_current_) return;
-  const int slot = mesh_->current_slot(0);
-  if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
+  // Each level's current time level (adaptive levels' may differ).
+  for (int slot = 0; slot < 2; ++slot) {
+    bool current = false;
+    for (int level = 0; level < mesh_->num_levels(); ++level)
+      current = current || mesh_->current_slot(level) == slot;
+    if (current && mesh_->host_stale(slot)) resident_->download(*mesh_, slot);
+  }
 }
 
 }  // namespace tessera::evolve

@@ -18,11 +18,15 @@
 namespace tessera::evolve {
 
 bool Simulation::regrid() {
-  // Resident runs have no refinement, but regrid() may be called anyway: the pool may move.
-  release_device();
+  // Device-resident adaptive levels: the host's copy is brought up to date for the flagging
+  // and the new families' data, and the device copy follows the change (below); otherwise
+  // the device copy is dropped (a regrid may move the pool).
+  const bool keep_device = device_levels() && device_current_;
+  if (!keep_device) release_device();
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
+    if (keep_device) sync_all_slots();  // part of the flagging: it reads the host's copy
     const bool ranks = comm_->size() > 1;
     // Several ranks flag their own families, whose halos their buffer patches hold.
     if (ranks)
@@ -37,7 +41,8 @@ bool Simulation::regrid() {
   // the end of the last step; new ones are prolonged from their parents, coarse to fine.
   const bool ranks = comm_->size() > 1;
   const FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
-  const mesh::MeshChange change = mesh_->apply_hierarchy(h);
+  // The device copy page-locks the host pool: it lets go before the pool is reallocated.
+  const mesh::MeshChange change = mesh_->apply_hierarchy(h, [&] { free_device(); });
   regrid_stats_.families_added += change.added_families;
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
@@ -70,6 +75,16 @@ bool Simulation::regrid() {
   }
   trim_store();  // several ranks: what the moves read and nothing needs now goes
   registers_.build(*mesh_, partition_, comm_->rank());
+  if (resident_ && device_current_) {
+    // The new families and those moved into holes go to the device; the rest are there.
+    std::vector<int> families = change.moved;
+    for (const auto& added : change.added)
+      families.insert(families.end(), added.begin(), added.end());
+    if (resident_->update(*mesh_, families, {mesh_->groups(0)}))
+      resident_->set_registers(*mesh_, registers_);
+    else
+      free_device();  // the pool outgrew the copy: the next step makes a new one
+  }
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
   verify_mesh("the mesh after a regrid");
   ++regrid_count_;
@@ -325,7 +340,10 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     corrected_ += flagged;  // every rank's cells already
     // The fine fluxes of this step at coarse-fine faces go into the coarse patches'
     // registers (on their ranks).
-    if (level > 0) registers_.finish_fine_step(level - 1, ranks ? comm_ : nullptr);
+    if (level > 0 && device_levels())
+      resident_->finish_fine_step(level - 1);
+    else if (level > 0)
+      registers_.finish_fine_step(level - 1, ranks ? comm_ : nullptr);
   }
   ++level_steps_[level];
   cell_updates_ += 1LL * mesh_->groups(level).size() * mesh::kFamilySize * mesh::kPatchCells;
@@ -335,6 +353,13 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     advance(level + 1, time + s * (dt / substeps), dt / substeps, double(s) / substeps,
             double(s + 1) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
+  if (device_levels()) {
+    // Device-resident adaptive levels (one rank): the same operations on the device.
+    resident_->restrict_level(*mesh_, level + 1);
+    reflux_withheld_ += resident_->reflux(*mesh_, level);
+    mesh_->set_host_stale(mesh_->current_slot(level), true);
+    return;
+  }
   restrict_level(level + 1);
   const long long withheld = registers_.reflux(*mesh_, level);
   reflux_withheld_ += comm_->sum(withheld);

@@ -19,8 +19,8 @@ HostStaging::HostStaging(int groups, const GroupShape& shape) {
   in = in_.data(), out = out_.data(), flux = flux_.data(), results = results_.data();
 }
 
-std::unique_ptr<DeviceMesh> Executor::make_resident(const mesh::Mesh&, int,
-                                                    const std::vector<int>*) {
+std::unique_ptr<DeviceMesh> Executor::make_resident(const mesh::Mesh&,
+                                                    const std::vector<std::vector<int>>&) {
   return nullptr;
 }
 

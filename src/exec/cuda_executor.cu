@@ -10,6 +10,8 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/coarse_fine_gather.hpp"
+#include "kernels/exact_ops.hpp"
 #include "kernels/resident_gather.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
@@ -37,12 +39,37 @@ using gpu::CudaDeviceMesh;
 using gpu::FieldSigns;
 using gpu::kMaxFields;
 
+// The parent level's data at the batch's time weight, as gather_box interpolates them
+// (kernels/coarse_fine_gather.hpp reads it per coarse cell).
+struct CoarseValue {
+  const Real* now;
+  const Real* before;
+  std::size_t patch_reals;
+  double weight;
+  __device__ Real operator()(int patch, int v, int cell, bool one_level) const {
+    const std::size_t i =
+        std::size_t(patch) * patch_reals + std::size_t(v) * mesh::kPatchCells + cell;
+    if (weight == 1 || one_level) return now[i];
+    if (weight == 0) return before[i];
+    return kernels::mul_rn(Real(1 - weight), before[i]) + kernels::mul_rn(Real(weight), now[i]);
+  }
+};
+
+// The coarse-fine side of a batch's gather: the groups' parent-level neighbourhoods.
+struct CoarseArgs {
+  const int* coarse;  // kernels::kCoarseBlocks per group
+  const int* clamp;   // kernels::kCoarseClamp per group
+  CoarseValue value;
+};
+
 // One thread per box cell and group (blockIdx.y), looping over the fields: the source
 // cell is found once (kernels::gather_source, the host's prepare semantics) and each
 // field's plane read from it; consecutive threads read consecutive x, so rows coalesce.
+// A cell of a block on the coarser level is prolonged from it (coarse_fine_gather.hpp).
 __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_reals,
                               const int* __restrict__ blocks, const int* __restrict__ codes,
                               int ghost, int first_field, int nfields, FieldSigns signs,
+                              CoarseArgs ca, const __grid_constant__ kernels::ProlongFields pf,
                               Real* __restrict__ in, std::size_t in_reals) {
   const int n3 = kernels::box_cells(ghost);
   const int cell = blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,6 +78,19 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
   const kernels::GatherSource src = kernels::gather_source(
       blocks + std::size_t(g) * kernels::kGatherBlocks, codes[g], ghost, cell);
   Real* out = in + g * in_reals + cell;
+  if (src.patch == kernels::kGatherCoarse) {
+    const int* coarse = ca.coarse + std::size_t(g) * kernels::kCoarseBlocks;
+    const int* clamp = ca.clamp + std::size_t(g) * kernels::kCoarseClamp;
+    const bool inject = kernels::coarse_cell_injects(ca.value, coarse, clamp, pf, ghost, src.at);
+    for (int v = 0; v < nfields; ++v) {
+      Real mid;
+      const Real p = kernels::prolonged(ca.value, coarse, clamp, pf, first_field + v, src.at, mid);
+      const Real x = inject ? mid : p;
+      const int d = signs.component[v];
+      out[std::size_t(v) * n3] = d >= 0 && ((src.flip >> d) & 1) ? -x : x;
+    }
+    return;
+  }
   if (src.patch < 0) {  // a malformed table: make the cell unphysical rather than read anywhere
     for (int v = 0; v < nfields; ++v) out[std::size_t(v) * n3] = Real(NAN);
     return;
@@ -197,9 +237,9 @@ class CudaExecutor final : public Executor {
     }
   }
 
-  std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level,
-                                            const std::vector<int>* groups) override {
-    return std::make_unique<CudaDeviceMesh>(m, level, groups);
+  std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m,
+                                            const std::vector<std::vector<int>>& groups) override {
+    return std::make_unique<CudaDeviceMesh>(m, groups);
   }
   std::unique_ptr<DeviceHalo> make_halo(DeviceMesh& dm, const mesh::Mesh& m, parallel::Comm& comm,
                                         const HaloPlan& plan, const std::string& route) override {
@@ -215,7 +255,8 @@ class CudaExecutor final : public Executor {
     // Fields gathered from the device copy; the box's other variables come from the host
     // staging (the flags of a correcting pass).
     const int gathered = rb.in_count >= 0 ? rb.in_count : shape.in_vars;
-    if (rb.first_group < 0 || rb.first_group + count > dm.tables().groups() || gathered < 1 ||
+    if (rb.level < 0 || rb.level >= dm.levels() || rb.first_group < 0 ||
+        rb.first_group + count > dm.tables(rb.level).groups() || gathered < 1 ||
         gathered > shape.in_vars || rb.in_first + gathered > kMaxFields ||
         rb.out_first + shape.out_vars > kMaxFields)
       throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
@@ -223,6 +264,14 @@ class CudaExecutor final : public Executor {
     for (int v = 0; v < kMaxFields; ++v)
       signs.component[v] = v + rb.in_first < kMaxFields ? dm.signs().component[v + rb.in_first]
                                                         : static_cast<signed char>(-1);
+    const GatherTables& tables = dm.tables(rb.level);
+    const int level = rb.level;
+    if (rb.coarse.now < 0 || rb.coarse.now > 1 || rb.coarse.before < 0 || rb.coarse.before > 1)
+      throw Error(ErrorKind::kInternal,
+                  "a device-resident batch without the coarser level's slots");
+    const CoarseArgs coarse{dm.coarse(level), dm.clamp(level),
+                            CoarseValue{dm.pool(rb.coarse.now), dm.pool(rb.coarse.before),
+                                        dm.patch_reals(), rb.coarse.weight}};
     const int per = (count + nstreams_ - 1) / nstreams_;
     constexpr int kThreads = 256;
     const int n3 = kernels::box_cells(shape.ghost);
@@ -237,8 +286,11 @@ class CudaExecutor final : public Executor {
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
       gather_kernel<<<dim3((n3 + kThreads - 1) / kThreads, n), kThreads, 0, stream>>>(
           dm.pool(rb.read), dm.patch_reals(),
-          dm.blocks() + std::size_t(group) * kernels::kGatherBlocks, dm.codes() + group,
-          shape.ghost, rb.in_first, gathered, signs, st.d_in.get() + first * in_reals, in_reals);
+          dm.blocks(level) + std::size_t(group) * kernels::kGatherBlocks, dm.codes(level) + group,
+          shape.ghost, rb.in_first, gathered, signs,
+          CoarseArgs{coarse.coarse + std::size_t(group) * kernels::kCoarseBlocks,
+                     coarse.clamp + std::size_t(group) * kernels::kCoarseClamp, coarse.value},
+          tables.prolong, st.d_in.get() + first * in_reals, in_reals);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       if (gathered < shape.in_vars) {
         const std::size_t skip = std::size_t(gathered) * n3, pitch = in_reals * sizeof(Real);
@@ -248,11 +300,16 @@ class CudaExecutor final : public Executor {
       }
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.copied_in.get(), stream));
       solve_chunk(solver, st, first, n, stream);
+      if (rb.reflux_dt != 0)
+        dm.close_registers(level, group, n, st.d_flux.get() + first * st.flux_reals, st.flux_reals,
+                           rb.reflux_dt, stream);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
-      scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
-          st.d_out.get() + first * out_reals, out_reals, dm.first_position() + group, rb.out_first,
-          shape.out_vars, dm.pool(rb.write), dm.patch_reals());
-      TESSERA_CUDA_CHECK(cudaGetLastError());
+      if (rb.scatter) {
+        scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
+            st.d_out.get() + first * out_reals, out_reals, dm.first_position(level) + group,
+            rb.out_first, shape.out_vars, dm.pool(rb.write), dm.patch_reals());
+        TESSERA_CUDA_CHECK(cudaGetLastError());
+      }
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.scattered.get(), stream));
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.h_results.get() + first, st.d_results.get() + first,
                                          n * sizeof(kernels::GroupResult), cudaMemcpyDeviceToHost,

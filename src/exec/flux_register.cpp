@@ -118,6 +118,24 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
   }
 }
 
+void FluxRegisters::group_slots(const mesh::Mesh& m, int first_patch, int coarse[48],
+                                int fine[6]) const {
+  const int level = m.patch(first_patch).level;
+  const auto at = [&](int l, int patch, int face) {
+    if (l >= static_cast<int>(index_.size())) return -1;
+    const auto it = index_[l].find(key(patch, face));
+    return it == index_[l].end() ? -1 : it->second;
+  };
+  for (int c = 0; c < mesh::kFamilySize; ++c)
+    for (int face = 0; face < 6; ++face) coarse[6 * c + face] = at(level, first_patch + c, face);
+  for (int face = 0; face < 6; ++face) {
+    fine[face] = -1;
+    if (level == 0) continue;
+    const int q = face_neighbour(m, m.patch(first_patch).parent, face);
+    if (q >= 0 && m.patch(q).is_leaf()) fine[face] = at(level - 1, q, face ^ 1);
+  }
+}
+
 bool FluxRegisters::touches(const mesh::Mesh& m, int first_patch) const {
   const int level = m.patch(first_patch).level;
   for (int c = 0; c < mesh::kFamilySize; ++c)

@@ -107,7 +107,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
       pass.exchanges_outputs())
     throw Error(ErrorKind::kInternal,
                 "pass '" + pass.name() + "': its correcting solver or fields do not fit");
-  const std::vector<int>& groups = dm         ? dm->tables().first_patch
+  const std::vector<int>& groups = dm         ? dm->tables(s.level).first_patch
                                    : s.groups ? *s.groups
                                               : m.groups(s.level);
   const auto boxes = flags_by_group(m, s.level, groups, shape.ghost, cells);
@@ -118,7 +118,8 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
   // Refluxing on the host: the group's fluxes from the solve before (run()'s, or the previous
   // correction's) come out of the registers first: solved again with that solve's flags
   // (none for run()), they come out bit for bit the same.
-  const bool undo = pass.refluxes() && !dm && m.num_levels() > 1;
+  // Device-resident: the registers are on the device, and the batches put the fluxes in.
+  const bool undo = pass.refluxes() && m.num_levels() > 1;
   std::vector<Entry> entries;
   for (const auto& [t, flags] : boxes) {
     // A group on no register has nothing to undo: its solve is not repeated.
@@ -135,8 +136,11 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
   while (e < entries.size()) {
     // A batch: up to the staging's capacity (resident: consecutive groups of the tables).
     std::size_t end = e + 1;
+    // Resident batches put their fluxes into the registers with one sign: solves to undo
+    // and new ones apart.
     while (end < entries.size() && int(end - e) < st.capacity &&
-           (!dm || entries[end].index == entries[end - 1].index + 1))
+           (!dm || (entries[end].index == entries[end - 1].index + 1 &&
+                    entries[end].undo == entries[e].undo)))
       ++end;
     const int count = static_cast<int>(end - e);
     {
@@ -160,8 +164,11 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     {
       ScopedTimer t(s.timers, Stage::kSolve);
       if (dm)
-        executor_.submit_resident(*solver, st, count, *dm,
-                                  {entries[e].index, read, write, in.first, out.first, in.count});
+        executor_.submit_resident(
+            *solver, st, count, *dm,
+            {entries[e].index, read, write, in.first, out.first, in.count, s.level,
+             coarse_slots(m, s.level, s.coarse_weight),
+             undo ? (entries[e].undo ? -s.dt : s.dt) : 0.0, !entries[e].undo});
       else
         executor_.submit(*solver, st, count);
       executor_.wait(st);
@@ -186,7 +193,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
       const int first = groups[en.index];
       const Real* planes = st.flux + g * st.flux_reals;
       if (en.undo) {
-        s.registers.close_group(m, first, planes, -s.dt);
+        if (!dm) s.registers.close_group(m, first, planes, -s.dt);
         continue;
       }
       if (!dm && pass.refluxes()) s.registers.close_group(m, first, planes, s.dt);

@@ -206,18 +206,16 @@ void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
 
 // What a pass on a device-resident level requires: the executor gathers the pass's inputs
 // itself, so the pass cannot have its own gather, and the device copy must be the level's.
-void check_resident(const mesh::Mesh& m, int level, GroupPass& pass, const DeviceMesh& dm,
-                    std::size_t groups) {
+void check_resident(int level, GroupPass& pass, const DeviceMesh& dm, std::size_t groups) {
   if (pass.input_count() != pass.inputs().count || pass.exchanges_outputs())
     throw Error(ErrorKind::kInternal,
                 strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
                           "device-resident levels do not support",
                           pass.name().c_str()));
-  if (dm.tables().level != level || m.num_levels() != 1 ||
-      dm.tables().groups() != static_cast<int>(groups))
+  if (level >= dm.levels() || dm.tables(level).level != level ||
+      dm.tables(level).groups() != static_cast<int>(groups))
     throw Error(ErrorKind::kInternal,
-                strprintf("pass '%s': the device-resident copy does not hold level %d of a "
-                          "one-level mesh",
+                strprintf("pass '%s': the device-resident copy does not hold level %d's groups",
                           pass.name().c_str(), level));
 }
 
@@ -248,12 +246,12 @@ void finish_resident(mesh::Mesh& m, int level, FieldRange out, DeviceMesh& dm) {
   if (fields[out.first].time_levels == 2) {
     for (int f = 0; f < m.nvar(); ++f)
       if (!out.contains(f)) carry.push_back(f);  // one-level fields too: flip_slots copies none
-    if (!carry.empty()) dm.copy_fields(carry, read, write);
+    if (!carry.empty()) dm.copy_fields(carry, read, write, dm.levels() > 1 ? level : -1);
     m.set_host_stale(write, true);
     m.flip_slots(level);
   } else {
     for (int f = out.first; f < out.first + out.count; ++f) carry.push_back(f);
-    dm.copy_fields(carry, write, read);
+    dm.copy_fields(carry, write, read, dm.levels() > 1 ? level : -1);
     m.set_host_stale(read, true);
     m.set_host_stale(write, true);
   }
@@ -295,7 +293,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   DeviceMesh* dm = s.resident;
   if (dm)
-    check_resident(m, s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size());
+    check_resident(s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size());
   // With the buffer patches in flight: the interior groups first, in whole batches, then
   // the others once they have arrived (device-resident: the device copy's tables hold the
   // rank's groups in that order).
@@ -303,10 +301,12 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const std::vector<int>& groups = overlap    ? *s.overlap_groups
                                    : s.groups ? *s.groups
                                               : m.groups(s.level);
-  const int total = dm ? dm->tables().groups() : static_cast<int>(groups.size());
+  const int total = dm ? dm->tables(s.level).groups() : static_cast<int>(groups.size());
   const Batches b(batch_, total, overlap ? static_cast<int>(s.interior) : total);
   const int read = m.current_slot(s.level), write = m.next_slot(s.level);
   const FieldRange in = pass.inputs(), out = pass.outputs();
+  // Device-resident adaptive levels: the flux planes go to the device's registers.
+  const double reflux_dt = dm && pass.refluxes() && dm->levels() > 1 ? s.dt : 0.0;
   PassStats stats;
   bool arrived = !overlap;
   bool in_flight[2] = {false, false};
@@ -322,7 +322,8 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
         ScopedTimer t(s.timers, Stage::kSolve);
         if (dm)
           executor_.submit_resident(solver, st, b.groups(k), *dm,
-                                    {b.first(k), read, write, in.first, out.first});
+                                    {b.first(k), read, write, in.first, out.first, -1, s.level,
+                                     coarse_slots(m, s.level, s.coarse_weight), reflux_dt});
         else
           executor_.submit(solver, st, b.groups(k));
         in_flight[k % 2] = true;
@@ -344,7 +345,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
             // The cells the correcting pass will take again (a resident group's interior
             // fetched from the device).
             if (dm) executor_.fetch_resident_output(prev, g);
-            const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
+            const int patch = dm ? dm->tables(s.level).first_patch[first + g] : groups[first + g];
             collect_flagged(m, solver, patch, prev.out + g * prev.out_reals, r, stats);
           }
           if (r.bad_cell >= 0) {
@@ -355,7 +356,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
               if (in_flight[other]) executor_.wait(*staging_[other]), in_flight[other] = false;
               executor_.fetch_resident(prev, count);
             }
-            const int patch = dm ? dm->tables().first_patch[first + g] : groups[first + g];
+            const int patch = dm ? dm->tables(s.level).first_patch[first + g] : groups[first + g];
             report_unphysical(m, s.level, patch, r, prev.in + g * prev.in_reals, prev.ghost,
                               prev.out + g * prev.out_reals, s.step, solver, prev.shape.in_vars);
           }

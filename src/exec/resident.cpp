@@ -9,13 +9,14 @@ namespace tessera::exec {
 
 namespace {
 
-// Fills group `g`'s row of the tables; false when a block inside the domain has no
-// same-level patch (it would come from the coarser level) or the group touches a
-// problem-defined side (whose states the host computes).
-bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) {
+// Fills group `g`'s row of the tables; false when the group touches a problem-defined side
+// (whose states the host computes). `coarse` is set when a block inside the domain has no
+// same-level patch (it comes from the coarser level).
+bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code, bool& coarse) {
   const auto& geo = m.geometry();
   const int sides = m.neighbours().sides(first_patch);
   code = 0;
+  coarse = false;
   for (int d = 0; d < 3; ++d)
     for (int s = 0; s < 2; ++s) {
       if (!(sides >> (2 * d + s) & 1)) continue;
@@ -24,22 +25,60 @@ bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code) 
       code |= (b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow)
               << (4 * d + 2 * s);
     }
-  // The mesh's neighbour table in the device layout: a patch, or -1 beyond the boundary.
+  // The mesh's neighbour table in the device layout: a patch, the coarser level, or -1
+  // beyond the boundary.
   const int* row = m.neighbours().row(first_patch);
   for (int b = 0; b < kernels::kGatherBlocks; ++b) {
-    if (row[b] == mesh::kBlockCoarse) return false;  // inside the domain: coarser level
-    blocks[b] = row[b] >= 0 ? row[b] : -1;
+    coarse = coarse || row[b] == mesh::kBlockCoarse;
+    blocks[b] = row[b] >= 0 ? row[b] : row[b] == mesh::kBlockCoarse ? kernels::kGatherCoarse : -1;
   }
   return true;
+}
+
+// The parent level's patches around the group's parent and the domain's extent relative
+// to the parent (kernels/coarse_fine_gather.hpp). Proper nesting gives the parent all of its
+// same-level neighbours inside the domain.
+void coarse_row(const mesh::Mesh& m, int first_patch, int* patches, int* clamp) {
+  const auto& parent = m.patch(m.patch(first_patch).parent);
+  const int pid = m.patch(first_patch).parent;
+  for (int b = 0; b < kernels::kCoarseBlocks; ++b) {
+    const int q = m.neighbours().neighbour(pid, b % 3 - 1, (b / 3) % 3 - 1, b / 9 - 1);
+    if (q == mesh::kBlockCoarse)
+      throw Error(ErrorKind::kInternal,
+                  strprintf("proper nesting violated: patch %d of level %d lacks a neighbour", pid,
+                            parent.level));
+    patches[b] = q >= 0 ? q : -1;
+  }
+  const auto cells = m.level_cells(parent.level);
+  constexpr int kFar = 1 << 20;  // a periodic dimension: no clamp
+  for (int d = 0; d < 3; ++d) {
+    const bool periodic = m.geometry().periodic(d);
+    clamp[2 * d] = periodic ? -kFar : -parent.corner[d];
+    clamp[2 * d + 1] = periodic ? kFar : cells[d] - 1 - parent.corner[d];
+  }
 }
 
 }  // namespace
 
 bool level_is_self_contained(const mesh::Mesh& m, int level) {
   int blocks[kernels::kGatherBlocks], code = 0;
+  bool coarse = false;
   for (const int g : m.groups(level))
-    if (!group_tables(m, g, blocks, code)) return false;
+    if (!group_tables(m, g, blocks, code, coarse) || coarse) return false;
   return true;
+}
+
+bool level_gathers_from_data(const mesh::Mesh& m, int level) {
+  int blocks[kernels::kGatherBlocks], code = 0;
+  bool coarse = false;
+  for (const int g : m.groups(level))
+    if (!group_tables(m, g, blocks, code, coarse)) return false;
+  return true;
+}
+
+CoarseSlots coarse_slots(const mesh::Mesh& m, int level, double weight) {
+  if (level == 0) return {};
+  return {m.current_slot(level - 1), m.next_slot(level - 1), weight};
 }
 
 const char* halo_route_name(HaloRoute r) {
@@ -61,23 +100,64 @@ GatherTables build_gather_tables(const mesh::Mesh& m, int level, const std::vect
   const auto& groups = order ? *order : m.groups(level);
   t.blocks.resize(groups.size() * kernels::kGatherBlocks);
   t.codes.resize(groups.size());
+  t.coarse.assign(groups.size() * kernels::kCoarseBlocks, -1);
+  t.clamp.assign(groups.size() * kernels::kCoarseClamp, 0);
   t.first_patch = groups;
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    if (!group_tables(m, groups[g], t.blocks.data() + g * kernels::kGatherBlocks, t.codes[g]))
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    bool coarse = false;
+    if (!group_tables(m, groups[g], t.blocks.data() + g * kernels::kGatherBlocks, t.codes[g],
+                      coarse))
       throw Error(ErrorKind::kInternal,
-                  strprintf("level %d: group of patch %d has ghost zones on the coarser level; "
-                            "its data cannot stay on the device",
+                  strprintf("level %d: group of patch %d touches a problem-defined side, whose "
+                            "ghost zones the host computes; its data cannot stay on the device",
                             level, groups[g]));
+    if (coarse)
+      coarse_row(m, groups[g], t.coarse.data() + g * kernels::kCoarseBlocks,
+                 t.clamp.data() + g * kernels::kCoarseClamp);
+    t.coarse_fine = t.coarse_fine || coarse;
+  }
+  const auto& fields = m.fields();
+  if (fields.size() > kernels::kMaxGatherFields)
+    throw Error(ErrorKind::kInternal, strprintf("%d fields: the gather tables handle at most %d",
+                                                fields.size(), kernels::kMaxGatherFields));
+  t.prolong.nvar = fields.size();
+  for (int f = 0; f < fields.size(); ++f) {
+    t.prolong.kind[f] = static_cast<signed char>(fields[f].prolongation);
+    t.prolong.one_level[f] = fields[f].time_levels == 1;
+  }
+  t.prolong.admissible = fields.admissible();
   return t;
 }
 
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
-                       int first, int count, Real* box) {
+                       int first, int count, Real* box, CoarseSlots cs) {
   const int n3 = kernels::box_cells(ghost);
   const int* blocks = t.blocks.data() + std::size_t(g) * kernels::kGatherBlocks;
+  const int* coarse = t.coarse.data() + std::size_t(g) * kernels::kCoarseBlocks;
+  const int* clamp = t.clamp.data() + std::size_t(g) * kernels::kCoarseClamp;
   const auto& fields = m.fields();
+  // gather_box's time interpolation, operation for operation.
+  const Real wn = Real(cs.weight), wo = Real(1 - cs.weight);
+  const auto value = [&](int patch, int v, int cell, bool one_level) {
+    const std::size_t i = std::size_t(v) * mesh::kPatchCells + cell;
+    if (cs.weight == 1 || one_level) return m.data(cs.now, patch)[i];
+    if (cs.weight == 0) return m.data(cs.before, patch)[i];
+    return wo * m.data(cs.before, patch)[i] + wn * m.data(cs.now, patch)[i];
+  };
   for (int cell = 0; cell < n3; ++cell) {
     const kernels::GatherSource s = kernels::gather_source(blocks, t.codes[g], ghost, cell);
+    if (s.patch == kernels::kGatherCoarse) {
+      const bool inject =
+          kernels::coarse_cell_injects(value, coarse, clamp, t.prolong, ghost, s.at);
+      for (int v = 0; v < count; ++v) {
+        const int dir = fields[first + v].vector_component;
+        Real mid;
+        const Real p = kernels::prolonged(value, coarse, clamp, t.prolong, first + v, s.at, mid);
+        const Real x = inject ? mid : p;
+        box[std::size_t(v) * n3 + cell] = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
+      }
+      continue;
+    }
     if (s.patch < 0)
       throw Error(ErrorKind::kInternal, "gather table reads a block beyond the boundary");
     const Real* u = m.data(slot, s.patch) + s.cell;

@@ -234,7 +234,10 @@ class Simulation {
   // Device residency: brings the device copy up to date before a step (after the host data
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
+  bool refined_fit();
   void sync_host() const;
+  // Both time levels of the pool copied back where the device wrote them.
+  void sync_all_slots();
   // sync_host, then free_device.
   void release_device();
   // Frees the device copy and its halo (made again at the next step); the host copy is
@@ -310,6 +313,9 @@ class Simulation {
   SorStats sor_summed_;  // every rank's, at the end of run() (for its log)
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
+  // Whether the levels' data are on the device with more than one level (their flux
+  // registers, refluxing and restriction too).
+  bool device_levels() const { return resident_mode_ && resident_ && resident_->levels() > 1; }
   std::unique_ptr<exec::DeviceMesh> resident_;  // made on the first step
   std::unique_ptr<exec::DeviceHalo> halo_;      // resident_'s buffer patches (several ranks)
   std::array<double, 4> halo_bytes_{};          // sent by dropped halos, [exec::HaloRoute]

@@ -72,12 +72,12 @@ class Executor {
   // Groups per batch that suit this executor.
   virtual int preferred_batch() const = 0;
 
-  // Device residency (resident.hpp). A copy of `m`'s patch data (one level, `level`, which
-  // must be self-contained) in this executor's memory; null when the executor has none
-  // (the CPU).
-  // `groups`: the groups of its gather tables, in the order batches run (build_gather_tables).
-  virtual std::unique_ptr<DeviceMesh> make_resident(const mesh::Mesh& m, int level,
-                                                    const std::vector<int>* groups = nullptr);
+  // Device residency (resident.hpp). A copy of `m`'s patch data in this executor's memory,
+  // with the gather tables of each level (none may touch a problem-defined side); null when
+  // the executor has none (the CPU). `groups[L]`: the groups of level L's tables, in the
+  // order batches run (build_gather_tables); a level beyond them: the mesh's groups.
+  virtual std::unique_ptr<DeviceMesh> make_resident(
+      const mesh::Mesh& m, const std::vector<std::vector<int>>& groups = {});
   // The exchange of `dm`'s buffer patches with the other ranks of `comm` (a collective);
   // `route`: "auto" (peer within a host, else mpi where the library reads GPU memory, else
   // host), "peer", "mpi" or "host" (Error(kInput) where the route cannot be taken).
@@ -90,9 +90,18 @@ class Executor {
   // rb.write; only the per-group results come back to `staging`.
   // in_count >= 0: only that many fields are gathered; the input boxes' other variables
   // are copied from `staging`'s host input boxes (a correcting pass's flags).
+  // `level`: the level whose tables the batch's groups index; `coarse`: the parent level's
+  // time levels and weight its coarse-fine ghost cells are interpolated from; reflux_dt != 0:
+  // the flux planes go to the device's flux registers as FluxRegisters::close_group puts
+  // them, with that time step (negative: taken back out); scatter false: the interiors are
+  // not written (a solve repeated only for its fluxes).
   struct ResidentBatch {
     int first_group, read, write, in_first, out_first;
     int in_count = -1;
+    int level = 0;
+    CoarseSlots coarse = {};
+    double reflux_dt = 0;
+    bool scatter = true;
   };
   virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
                                DeviceMesh& dm, const ResidentBatch& rb);

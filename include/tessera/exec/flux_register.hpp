@@ -51,6 +51,22 @@ class FluxRegisters {
   // corrections this rank withheld so.
   long long reflux(mesh::Mesh& mesh, int level);
 
+  // The layout, for a copy of the registers on the device (resident.hpp): level `level`'s
+  // registers in order, each the coarse patch and its face (2 dir + side); where each
+  // patch's registers begin (and one past the last); the pool variable of each flux field.
+  int count(int level) const {
+    return level < static_cast<int>(registers_.size()) ? static_cast<int>(registers_[level].size())
+                                                       : 0;
+  }
+  int patch_of(int level, int i) const { return registers_[level][i].patch; }
+  int face_of(int level, int i) const { return registers_[level][i].face; }
+  const std::vector<int>& runs(int level) const { return patch_runs_[level]; }
+  const std::vector<int>& flux_vars() const { return flux_vars_; }
+  // What close_group does for the group starting at first_patch, as register indices (-1:
+  // none): `coarse[6 c + face]` the register of child c's face (subtracting its coarse
+  // flux), `fine[face]` the register of level - 1 its outer face adds to.
+  void group_slots(const mesh::Mesh& mesh, int first_patch, int coarse[48], int fine[6]) const;
+
  private:
   struct Register {
     int patch;               // coarse leaf patch

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "kernels/coarse_fine_gather.hpp"
 #include "kernels/resident_gather.hpp"
+#include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/parallel/comm.hpp"
 
@@ -19,11 +21,19 @@ namespace tessera::exec {
 // Gather tables of one level's groups, in the order their batches run: the level's groups
 // (Mesh::groups), or on several ranks this rank's own, those that read no other rank's
 // patch first (the order of a step that overlaps the exchange).
+// A block of a group's neighbourhood without a same-level patch (kernels::kGatherCoarse) is
+// prolonged from the parent level (kernels/coarse_fine_gather.hpp): `coarse` lists the
+// parent level's patches around the group's parent, `clamp` where the domain ends.
 struct GatherTables {
   int level = 0;
-  std::vector<int> blocks;       // kernels::kGatherBlocks source patches per group
-  std::vector<int> codes;        // physical-boundary code per group (kernels::side_kind)
-  std::vector<int> first_patch;  // the group's first patch
+  std::vector<int> blocks;         // kernels::kGatherBlocks source patches per group
+  std::vector<int> codes;          // physical-boundary code per group (kernels::side_kind)
+  std::vector<int> first_patch;    // the group's first patch
+  std::vector<int> coarse;         // kernels::kCoarseBlocks parent-level patches per group
+                                   // (all -1 for a group without coarse blocks)
+  std::vector<int> clamp;          // kernels::kCoarseClamp per group
+  kernels::ProlongFields prolong;  // the mesh's fields, as prolongation treats them
+  bool coarse_fine = false;        // whether any group has a block on the coarser level
   int groups() const { return static_cast<int>(first_patch.size()); }
 };
 
@@ -31,23 +41,37 @@ struct GatherTables {
 // periodic boundary (false where a finer level has coarse-fine faces, or a group touches a
 // problem-defined side).
 bool level_is_self_contained(const mesh::Mesh& m, int level);
+// Whether the gather tables can build every input box of `level` from patch data alone:
+// its own level, the coarser one, outflow, reflecting and periodic sides (false where a
+// group touches a problem-defined side, whose states the host computes).
+bool level_gathers_from_data(const mesh::Mesh& m, int level);
 
-// Throws Error(kInternal) when the level is not self-contained. `groups` (first patches):
-// the groups and their order; null: every group of the level, in the mesh's order.
+// Throws Error(kInternal) when a group touches a problem-defined side. `groups` (first
+// patches): the groups and their order; null: every group of the level, in the mesh's order.
 GatherTables build_gather_tables(const mesh::Mesh& m, int level,
                                  const std::vector<int>* groups = nullptr);
 
+// The parent level's time levels that a level's coarse-fine ghost cells read, and the
+// weight between them (0: `before`, the parent's previous state; 1: `now`, its current).
+struct CoarseSlots {
+  int now = 0, before = 1;
+  double weight = 1.0;
+};
+// Those of a step of `level` at time weight `weight` within its parent's step.
+CoarseSlots coarse_slots(const mesh::Mesh& m, int level, double weight);
+
 // The host version of the gather kernel: group g's box of the fields
-// [first, first + count) from time level `slot`, [count][n][n][n], n = 16 + 2 ghost.
-// Equals prepare_group bit for bit (the CPU tests check it); the GPU evaluates the same
-// kernels::gather_source per cell.
+// [first, first + count) from time level `slot`, [count][n][n][n], n = 16 + 2 ghost, with
+// coarse-fine ghost cells from the parent level's `coarse` time levels. Equals
+// prepare_group bit for bit (the CPU tests check it); the GPU evaluates the same
+// kernels::gather_source and kernels/coarse_fine_gather.hpp per cell.
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
-                       int first, int count, Real* box);
+                       int first, int count, Real* box, CoarseSlots coarse = {});
 
 // A mesh's patch data in device memory: both time levels of the store's pool, laid out as
 // on the host ([position][var][z][y][x]; on several ranks the store holds this rank's
-// families and the buffer copies of the others' it reads), with the gather tables of its
-// one level. Made by Executor::make_resident; the pipeline runs passes on it
+// families and the buffer copies of the others' it reads), with the gather tables of each
+// of its levels. Made by Executor::make_resident; the pipeline runs passes on it
 // (Executor::submit_resident), and a DeviceHalo refreshes its buffer patches.
 class DeviceMesh {
  public:
@@ -56,9 +80,33 @@ class DeviceMesh {
   virtual void upload(const mesh::Mesh& m) = 0;
   // Copies time level `slot` of the whole pool back into the mesh.
   virtual void download(mesh::Mesh& m, int slot) = 0;
-  // Copies the fields `fields` of every patch from time level `from` to `to`, on the device.
-  virtual void copy_fields(const std::vector<int>& fields, int from, int to) = 0;
-  virtual const GatherTables& tables() const = 0;
+  // Copies the fields `fields` from time level `from` to `to`, on the device: of every patch
+  // of the pool (level < 0), or of level `level`'s families in its tables.
+  virtual void copy_fields(const std::vector<int>& fields, int from, int to, int level = -1) = 0;
+
+  // After a regrid on the host, whose data were copied back before it: the families
+  // `families` (first patches: the new ones and those moved) copied to the device, and the
+  // tables made again (`groups` as for Executor::make_resident). False when the host pool
+  // outgrew the copy: the caller frees it and makes a new one.
+  virtual bool update(const mesh::Mesh& m, const std::vector<int>& families,
+                      const std::vector<std::vector<int>>& groups) = 0;
+
+  // Adaptive levels (docs/architecture.md, "Data residency"). The flux registers on the
+  // device, with the layout of `r` (built for the mesh the tables were made from): the
+  // batches of a refluxing pass add their flux planes to them (ResidentBatch::reflux_dt).
+  virtual void set_registers(const mesh::Mesh& m, const FluxRegisters& r) = 0;
+  // FluxRegisters::finish_fine_step for a mesh on one rank: the fine sums of a step of
+  // level + 1 added to level's registers once.
+  virtual void finish_fine_step(int level) = 0;
+  // FluxRegisters::reflux on the current state of `level` (withholding a correction that
+  // would leave a cell unphysical, `admissible`); returns the corrections withheld.
+  virtual long long reflux(const mesh::Mesh& m, int level) = 0;
+  // mesh::restrict_family for every family of `level` (> 0): the restricted fields of each
+  // parent's current state replaced by the average of its children's.
+  virtual void restrict_level(const mesh::Mesh& m, int level) = 0;
+  // Level `level`'s gather tables; levels(): how many levels it has tables for.
+  virtual const GatherTables& tables(int level = 0) const = 0;
+  virtual int levels() const = 0;
   // Device memory it holds, bytes.
   virtual double bytes() const = 0;
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/admissible.hpp"
 #include "tessera/core/real.hpp"
 
 namespace tessera::mesh {
@@ -39,32 +40,10 @@ struct FieldInfo {
   std::string plot_dataset = "prim";
 };
 
-// Whether one cell's state u[v * stride] is physically admissible: positive density and,
-// with an energy field, a pressure (gamma - 1) (E - m^2 / (2 rho) - B^2 / 2) at or above
-// the floor. Prolongation falls back to injection for a coarse cell whose limited-linear
-// children are not (mesh/prolongation.hpp), for each prolonged cell: inline, with the
-// conserved layout of the physics (density 0, momentum 1-3, energy 4, field 5-7).
-// Off (the default): every state is.
-struct AdmissibleState {
-  bool on = false;
-  bool energy = false;  // an energy field at 4 (adiabatic gas, MHD): check the pressure
-  bool field = false;   // a magnetic field at 5-7 (MHD)
-  Real gamma_minus_1 = 0, pressure_floor = 0;
-
-  explicit operator bool() const { return on; }
-  bool operator()(const Real* u, std::size_t stride) const {
-    const Real rho = u[0];
-    if (!(rho > 0)) return false;
-    if (!energy) return true;
-    const Real mx = u[stride], my = u[2 * stride], mz = u[3 * stride];
-    Real e = Real(0.5) * (mx * mx + my * my + mz * mz) / rho;
-    if (field) {
-      const Real bx = u[5 * stride], by = u[6 * stride], bz = u[7 * stride];
-      e += Real(0.5) * (bx * bx + by * by + bz * bz);
-    }
-    return gamma_minus_1 * (u[4 * stride] - e) >= pressure_floor;
-  }
-};
+// Whether one cell's state is physically admissible (kernels/admissible.hpp). Prolongation
+// falls back to injection for a coarse cell whose limited-linear children are not
+// (mesh/prolongation.hpp), and refluxing withholds a correction that would make a cell so.
+using AdmissibleState = kernels::AdmissibleState;
 
 // Fields in pool order: field i is variable i of every patch ([patch][var][z][y][x]).
 class FieldRegistry {

@@ -48,6 +48,7 @@ struct MeshChange {
   int added_families = 0;
   int removed_families = 0;
   int moved_families = 0;
+  std::vector<int> moved;  // first patch of each family moved into a hole (after the move)
   bool empty() const { return added_families == 0 && removed_families == 0; }
 };
 

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tessera/core/real.hpp"
@@ -62,7 +63,10 @@ class Mesh {
   // to fine: prolong_family). Everything else keeps its position, links and data; families
   // moved into the holes of removed ones take their data along. A sparse store does not
   // hold the new families.
-  MeshChange apply_hierarchy(const Hierarchy& refined);
+  // `before_pool_moves`, when set, is called before the pool's arrays are reallocated
+  // (they grow beyond their capacity): a device copy that page-locked them lets go first.
+  MeshChange apply_hierarchy(const Hierarchy& refined,
+                             const std::function<void()>& before_pool_moves = nullptr);
   // Renumbers the patches (metadata and both time levels) in canonical order.
   void canonicalize();
   // Throws tessera::Error(kInternal) naming the first violation of the forest's

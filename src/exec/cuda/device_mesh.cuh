@@ -1,5 +1,5 @@
 // The device copy of a patch store (exec/resident.hpp): both time levels of the pool, and
-// the gather tables of its level with patches given as pool positions (on several ranks
+// the gather tables of each level with patches given as pool positions (on several ranks
 // the pool holds a rank's own families and its buffer copies of the others', in any order:
 // PatchStore::position), so that the gather and scatter kernels read and write the pool
 // directly. Shared by the executor (cuda_executor.cu) and the halo exchange (cuda_halo.cu).
@@ -25,24 +25,53 @@ struct FieldSigns {
 
 class CudaDeviceMesh final : public DeviceMesh {
  public:
-  CudaDeviceMesh(const mesh::Mesh& m, int level, const std::vector<int>* groups)
-      : tables_(build_gather_tables(m, level, groups)),
-        patch_reals_(m.patch_reals()),
-        patches_(m.store().pool_patches()) {
+  // The device pools hold the host pool's capacity, so that a regrid that stays within it
+  // keeps this copy (update()).
+  CudaDeviceMesh(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups)
+      : patch_reals_(m.patch_reals()),
+        patches_(m.store().pool_patches()),
+        capacity_(std::max(m.store().pool_capacity_patches(), m.store().pool_patches())) {
     if (m.nvar() > kMaxFields)
       throw Error(ErrorKind::kInternal, strprintf("%d fields: device residency handles at most %d",
                                                   m.nvar(), kMaxFields));
-    std::vector<int> blocks(tables_.blocks.size()), first(tables_.first_patch.size());
-    for (std::size_t b = 0; b < blocks.size(); ++b)
-      blocks[b] = tables_.blocks[b] >= 0 ? position(m, tables_.blocks[b]) : -1;
-    for (std::size_t g = 0; g < first.size(); ++g) first[g] = position(m, tables_.first_patch[g]);
-    for (auto& p : pool_) p = DeviceBuffer<Real>(patches_ * patch_reals_);
-    blocks_ = to_device(blocks);
-    codes_ = to_device(tables_.codes);
-    first_position_ = to_device(first);
+    build_tables(m, groups);
+    for (auto& p : pool_) p = DeviceBuffer<Real>(capacity_ * patch_reals_);
+    std::vector<int> restricted;
+    for (int f = 0; f < m.nvar(); ++f)
+      if (m.fields()[f].restricted) restricted.push_back(f);
+    restricted_ = to_device(restricted);
+    nrestricted_ = static_cast<int>(restricted.size());
+    admissible_ = m.fields().admissible();
     for (int f = 0; f < kMaxFields; ++f)
       signs_.component[f] = f < m.nvar() ? static_cast<signed char>(m.fields()[f].vector_component)
                                          : static_cast<signed char>(-1);
+  }
+
+  // After a regrid on the host (whose data were copied back first): the families
+  // `families` (first patches: new ones and those moved into holes) copied to the device,
+  // both time levels, and the tables made again. False when the host pool outgrew this
+  // copy (its capacity or place changed): the caller makes a new one.
+  bool update(const mesh::Mesh& m, const std::vector<int>& families,
+              const std::vector<std::vector<int>>& groups) override {
+    if (m.patch_reals() != patch_reals_ || m.store().pool_patches() > capacity_ ||
+        m.store().pool_capacity_patches() != capacity_)
+      return false;
+    for (int s = 0; s < 2; ++s)
+      if (host_pool_[s] != m.store().pool_data(s)) return false;
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    patches_ = m.store().pool_patches();
+    const std::size_t family = mesh::kFamilySize * patch_reals_;
+    for (const int f : families) {
+      const std::size_t at = std::size_t(position(m, f)) * patch_reals_;
+      for (int s = 0; s < 2; ++s)
+        TESSERA_CUDA_CHECK(cudaMemcpyAsync(pool_[s].get() + at, m.store().pool_data(s) + at,
+                                           family * sizeof(Real), cudaMemcpyHostToDevice));
+    }
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    tables_.clear();
+    levels_.clear();
+    build_tables(m, groups);
+    return true;
   }
 
   ~CudaDeviceMesh() override {
@@ -57,8 +86,10 @@ class CudaDeviceMesh final : public DeviceMesh {
     // the mesh's pool.
     for (int s = 0; s < 2; ++s) {
       void* p = const_cast<Real*>(m.store().pool_data(s));
+      host_pool_[s] = m.store().pool_data(s);
       if (std::find(registered_.begin(), registered_.end(), p) != registered_.end()) continue;
-      if (cudaHostRegister(p, bytes_per_slot(), cudaHostRegisterDefault) == cudaSuccess)
+      if (cudaHostRegister(p, capacity_ * patch_reals_ * sizeof(Real), cudaHostRegisterDefault) ==
+          cudaSuccess)
         registered_.push_back(p);
       else
         cudaGetLastError();  // clear it: the copies fall back to pageable memory
@@ -75,7 +106,8 @@ class CudaDeviceMesh final : public DeviceMesh {
     TESSERA_CUDA_CHECK(cudaMemcpy(m.store().pool_data(slot), pool_[slot].get(), bytes_per_slot(),
                                   cudaMemcpyDeviceToHost));
   }
-  void copy_fields(const std::vector<int>& fields, int from, int to) override {
+  void copy_fields(const std::vector<int>& fields, int from, int to, int level = -1) override {
+    if (level >= 0) return copy_level_fields(fields, from, to, level);
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
     const std::size_t pitch = patch_reals_ * sizeof(Real);
     for (const int f : fields)
@@ -84,19 +116,34 @@ class CudaDeviceMesh final : public DeviceMesh {
                                       mesh::kPatchCells * sizeof(Real), patches_,
                                       cudaMemcpyDeviceToDevice));
   }
-  const GatherTables& tables() const override { return tables_; }
+  const GatherTables& tables(int level) const override { return tables_.at(level); }
+  int levels() const override { return static_cast<int>(tables_.size()); }
   double bytes() const override {
-    return 2.0 * bytes_per_slot() +
-           double(tables_.blocks.size() + tables_.codes.size() + tables_.first_patch.size()) *
-               sizeof(int);
+    double ints = 0;
+    for (const GatherTables& t : tables_)
+      ints += double(t.blocks.size() + t.codes.size() + t.first_patch.size() + t.coarse.size() +
+                     t.clamp.size());
+    return 2.0 * bytes_per_slot() + ints * sizeof(int);
   }
 
   Real* pool(int slot) const { return pool_[slot].get(); }
   std::size_t patch_reals() const { return patch_reals_; }
-  const int* blocks() const { return blocks_.get(); }
-  const int* codes() const { return codes_.get(); }
-  const int* first_position() const { return first_position_.get(); }
+  const int* blocks(int level) const { return levels_.at(level).blocks.get(); }
+  const int* codes(int level) const { return levels_.at(level).codes.get(); }
+  const int* first_position(int level) const { return levels_.at(level).first_position.get(); }
+  const int* coarse(int level) const { return levels_.at(level).coarse.get(); }
+  const int* clamp(int level) const { return levels_.at(level).clamp.get(); }
   const FieldSigns& signs() const { return signs_; }
+
+  // Adaptive levels (cuda_amr.cu).
+  void set_registers(const mesh::Mesh& m, const FluxRegisters& r) override;
+  void finish_fine_step(int level) override;
+  long long reflux(const mesh::Mesh& m, int level) override;
+  void restrict_level(const mesh::Mesh& m, int level) override;
+  // Adds the flux planes of the groups [first_group, first_group + n) of `level`'s tables
+  // (`flux`, one group every flux_reals) to the registers, as FluxRegisters::close_group.
+  void close_registers(int level, int first_group, int n, const Real* flux, std::size_t flux_reals,
+                       double dt, cudaStream_t stream);
 
   // Where patch p lies in the pool (in patches); the pool must hold it.
   static int position(const mesh::Mesh& m, int p) {
@@ -117,12 +164,57 @@ class CudaDeviceMesh final : public DeviceMesh {
     if (m.store().pool_patches() != patches_ || m.patch_reals() != patch_reals_)
       throw Error(ErrorKind::kInternal, "the mesh changed under its device-resident copy");
   }
+  // Level tables on the device (patches as pool positions) and the families' parents.
+  void build_tables(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) {
+    for (int level = 0; level < m.num_levels(); ++level) {
+      const std::size_t l = static_cast<std::size_t>(level);
+      tables_.push_back(build_gather_tables(m, level, l < groups.size() ? &groups[l] : nullptr));
+      const GatherTables& t = tables_.back();
+      // Patches as pool positions; -1 (beyond a side) and kGatherCoarse stay.
+      const auto positions = [&](const std::vector<int>& patches) {
+        std::vector<int> out(patches.size());
+        for (std::size_t i = 0; i < out.size(); ++i)
+          out[i] = patches[i] >= 0 ? position(m, patches[i]) : patches[i];
+        return out;
+      };
+      Level d;
+      d.blocks = to_device(positions(t.blocks));
+      d.codes = to_device(t.codes);
+      d.first_position = to_device(positions(t.first_patch));
+      d.coarse = to_device(positions(t.coarse));
+      d.clamp = to_device(t.clamp);
+      std::vector<int> parents(t.first_patch.size(), -1);
+      if (level > 0)
+        for (std::size_t g = 0; g < parents.size(); ++g)
+          parents[g] = position(m, m.patch(t.first_patch[g]).parent);
+      d.parent_position = to_device(parents);
+      levels_.push_back(std::move(d));
+    }
+  }
 
-  GatherTables tables_;
+  void copy_level_fields(const std::vector<int>& fields, int from, int to, int level);
+
+  // One level's tables on the device, patches as pool positions; its families' parents;
+  // its flux registers (FluxRegisters' layout: the coarse patch, face and values of each,
+  // where each patch's begin, and for each group of the tables the registers its faces
+  // close, as FluxRegisters::group_slots gives them).
+  struct Level {
+    DeviceBuffer<int> blocks, codes, first_position, coarse, clamp, parent_position;
+    int registers = 0, runs = 0;
+    DeviceBuffer<Real> data, fine;
+    DeviceBuffer<int> reg_position, reg_face, reg_runs, group_coarse, group_fine;
+  };
+  DeviceBuffer<int> flux_vars_, restricted_;
+  int nflux_ = 0, nrestricted_ = 0;
+  kernels::AdmissibleState admissible_;
+  DeviceBuffer<unsigned long long> withheld_{1};
+  std::vector<GatherTables> tables_;
+  std::vector<Level> levels_;
   std::size_t patch_reals_;
-  std::size_t patches_;
+  std::size_t patches_;   // the host pool's patches (what the copies move)
+  std::size_t capacity_;  // patches the device pools hold
   DeviceBuffer<Real> pool_[2];
-  DeviceBuffer<int> blocks_, codes_, first_position_;
+  const Real* host_pool_[2] = {nullptr, nullptr};  // the host pools uploaded from
   FieldSigns signs_{};
   std::vector<void*> registered_;  // page-locked host pools
 };

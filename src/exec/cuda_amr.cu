@@ -1,0 +1,245 @@
+// Adaptive levels on the device (docs/architecture.md, "Data residency"): the flux
+// registers (Berger & Colella 1989; Schive et al. 2010 §2.1), refluxing and restriction of
+// a device-resident mesh, with the operations of the host's FluxRegisters
+// (exec/flux_register.cpp) and mesh::restrict_family (mesh/prolongation.cpp) in their
+// order, so that a resident adaptive run equals the staged one bit for bit (compiled
+// without contractions; tests/gpu).
+#include <vector>
+
+#include "kernels/exact_ops.hpp"
+#include "kernels/group_layout.hpp"
+#include "src/exec/cuda/cuda_util.cuh"
+#include "src/exec/cuda/device_mesh.cuh"
+
+namespace tessera::exec::gpu {
+
+namespace {
+
+constexpr int P = kernels::kPatchSize;
+constexpr int kFace = P * P;
+
+// One block per group and face slot (48 coarse: child c's face f at 6 c + f; 6 fine: the
+// group's outer faces), one thread per face cell (a, b) of a patch face.
+__global__ void close_registers_kernel(const Real* __restrict__ flux, std::size_t flux_reals,
+                                       int nflux, const int* __restrict__ group_coarse,
+                                       const int* __restrict__ group_fine, Real* data, Real* fine,
+                                       Real rdt) {
+  constexpr int G = kernels::kGroupSize;
+  const int g = blockIdx.x, slot = blockIdx.y, a = threadIdx.x / P, b = threadIdx.x % P;
+  const Real* planes = flux + g * flux_reals;
+  const auto plane_value = [&](int dir, int plane, int v, int i, int j) {
+    return planes[(kernels::flux_plane(dir, plane) * nflux + v) * kernels::kFaceCells + i * G + j];
+  };
+  if (slot < 48) {
+    const int r = group_coarse[g * 48 + slot];
+    if (r < 0) return;
+    const int c = slot / 6, face = slot % 6, dir = face / 2, side = face % 2;
+    const int pos[3] = {(c & 1) * P, ((c >> 1) & 1) * P, ((c >> 2) & 1) * P};
+    // FluxRegisters' transverse(): x: (z, y), y: (z, x), z: (y, x).
+    const int a0 = dir == 2 ? pos[1] : pos[2], b0 = dir == 0 ? pos[1] : pos[0];
+    const int plane = ((c >> dir) & 1) + side;
+    for (int v = 0; v < nflux; ++v)
+      data[(std::size_t(r) * nflux + v) * kFace + a * P + b] -=
+          kernels::mul_rn(rdt, plane_value(dir, plane, v, a0 + a, b0 + b));
+    return;
+  }
+  const int face = slot - 48;
+  const int r = group_fine[g * 6 + face];
+  if (r < 0) return;
+  const int dir = face / 2, plane = 2 * (face % 2);
+  for (int v = 0; v < nflux; ++v) {
+    const Real sum = plane_value(dir, plane, v, 2 * a, 2 * b) +
+                     plane_value(dir, plane, v, 2 * a, 2 * b + 1) +
+                     plane_value(dir, plane, v, 2 * a + 1, 2 * b) +
+                     plane_value(dir, plane, v, 2 * a + 1, 2 * b + 1);
+    fine[(std::size_t(r) * nflux + v) * kFace + a * P + b] +=
+        kernels::mul_rn(kernels::mul_rn(Real(0.25), rdt), sum);
+  }
+}
+
+// data += fine, fine = -0 (the identity of IEEE addition, as the host keeps it).
+__global__ void finish_fine_kernel(Real* data, Real* fine, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  data[i] += fine[i];
+  fine[i] = -Real(0);
+}
+
+__global__ void fill_kernel(Real* x, std::size_t n, Real value) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = value;
+}
+
+// One block per run of a patch's registers (its faces, in order: they share edge cells),
+// one thread per face cell; FluxRegisters::reflux_one per register.
+__global__ void reflux_kernel(Real* pool, std::size_t patch_reals, const int* __restrict__ runs,
+                              const int* __restrict__ reg_position,
+                              const int* __restrict__ reg_face, Real* data, const Real* fine,
+                              int nflux, const int* __restrict__ flux_vars, Real inv_dx,
+                              const kernels::AdmissibleState admissible,
+                              unsigned long long* withheld) {
+  const int a = threadIdx.x / P, b = threadIdx.x % P;
+  Real before[kMaxFields];
+  for (int i = runs[blockIdx.x]; i < runs[blockIdx.x + 1]; ++i) {
+    Real* u = pool + std::size_t(reg_position[i]) * patch_reals;
+    const int dir = reg_face[i] / 2, side = reg_face[i] % 2;
+    const Real sign = side ? Real(-1) : Real(1);
+    int pos[3];
+    pos[dir] = side ? P - 1 : 0;
+    if (dir == 0) pos[2] = a, pos[1] = b;
+    if (dir == 1) pos[2] = a, pos[0] = b;
+    if (dir == 2) pos[1] = a, pos[0] = b;
+    const int cell = (pos[2] * P + pos[1]) * P + pos[0];
+    for (int v = 0; v < nflux; ++v) {
+      const std::size_t k = (std::size_t(i) * nflux + v) * kFace + a * P + b;
+      Real& value = u[std::size_t(flux_vars[v]) * mesh::kPatchCells + cell];
+      // FluxRegisters::reflux adds the fine sums first (finish_fine_step; -0 when added).
+      const Real reg = data[k] + fine[k];
+      before[v] = value;
+      value += kernels::mul_rn(kernels::mul_rn(sign, inv_dx), reg);
+      data[k] = 0;
+    }
+    if (admissible && !admissible(u + cell, mesh::kPatchCells)) {
+      for (int v = 0; v < nflux; ++v)
+        u[std::size_t(flux_vars[v]) * mesh::kPatchCells + cell] = before[v];
+      atomicAdd(withheld, 1ULL);
+    }
+    __syncthreads();  // the next face of the patch may touch this face's edge cells
+  }
+}
+
+// One block per family and octant of the parent (its child c), one thread per parent cell
+// of the octant: mesh::restrict_family's sum in its order.
+__global__ void restrict_kernel(const Real* __restrict__ children, Real* parents,
+                                std::size_t patch_reals, const int* __restrict__ first_position,
+                                const int* __restrict__ parent_position,
+                                const int* __restrict__ restricted, int nrestricted) {
+  constexpr int h = P / 2;
+  const int g = blockIdx.x, c = blockIdx.y;
+  const int i = threadIdx.x % h, j = (threadIdx.x / h) % h, k = threadIdx.x / (h * h);
+  const Real* uc = children + std::size_t(first_position[g] + c) * patch_reals;
+  Real* up = parents + std::size_t(parent_position[g]) * patch_reals;
+  const int ox = (c & 1) * h, oy = ((c >> 1) & 1) * h, oz = ((c >> 2) & 1) * h;
+  for (int r = 0; r < nrestricted; ++r) {
+    const int v = restricted[r];
+    Real sum = 0;
+    for (int dk = 0; dk < 2; ++dk)
+      for (int dj = 0; dj < 2; ++dj)
+        for (int di = 0; di < 2; ++di)
+          sum += uc[v * mesh::kPatchCells + ((2 * k + dk) * P + (2 * j + dj)) * P + 2 * i + di];
+    up[v * mesh::kPatchCells + ((k + oz) * P + (j + oy)) * P + (i + ox)] = Real(0.125) * sum;
+  }
+}
+
+// One block per family and child patch, threads over the patch's cells, fields in turn.
+__global__ void copy_level_kernel(const Real* __restrict__ from, Real* to, std::size_t patch_reals,
+                                  const int* __restrict__ first_position, FieldSigns fields,
+                                  int nfields) {
+  const std::size_t patch = std::size_t(first_position[blockIdx.x] + blockIdx.y) * patch_reals;
+  for (int f = 0; f < nfields; ++f) {
+    const std::size_t at = patch + std::size_t(fields.component[f]) * mesh::kPatchCells;
+    for (int c = threadIdx.x; c < mesh::kPatchCells; c += blockDim.x) to[at + c] = from[at + c];
+  }
+}
+
+}  // namespace
+
+void CudaDeviceMesh::set_registers(const mesh::Mesh& m, const FluxRegisters& r) {
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  nflux_ = static_cast<int>(r.flux_vars().size());
+  flux_vars_ = to_device(r.flux_vars());
+  for (int level = 0; level < levels(); ++level) {
+    Level& d = levels_[level];
+    d.registers = r.count(level);
+    d.data = DeviceBuffer<Real>(std::size_t(d.registers) * nflux_ * kFace);
+    d.fine = DeviceBuffer<Real>(std::size_t(d.registers) * nflux_ * kFace);
+    if (d.data.size() > 0) {
+      fill_kernel<<<(d.data.size() + 255) / 256, 256>>>(d.data.get(), d.data.size(), Real(0));
+      fill_kernel<<<(d.fine.size() + 255) / 256, 256>>>(d.fine.get(), d.fine.size(), -Real(0));
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+    }
+    std::vector<int> pos(d.registers), face(d.registers);
+    for (int i = 0; i < d.registers; ++i)
+      pos[i] = position(m, r.patch_of(level, i)), face[i] = r.face_of(level, i);
+    d.reg_position = to_device(pos);
+    d.reg_face = to_device(face);
+    d.reg_runs = to_device(r.runs(level));
+    d.runs = static_cast<int>(r.runs(level).size()) - 1;
+    const GatherTables& t = tables_[level];
+    std::vector<int> coarse(t.first_patch.size() * 48), fine(t.first_patch.size() * 6);
+    for (std::size_t g = 0; g < t.first_patch.size(); ++g)
+      r.group_slots(m, t.first_patch[g], coarse.data() + 48 * g, fine.data() + 6 * g);
+    d.group_coarse = to_device(coarse);
+    d.group_fine = to_device(fine);
+  }
+}
+
+void CudaDeviceMesh::close_registers(int level, int first_group, int n, const Real* flux,
+                                     std::size_t flux_reals, double dt, cudaStream_t stream) {
+  if (n <= 0 || level >= levels()) return;
+  const Level& d = levels_[level];
+  if (d.group_coarse.size() == 0) return;  // no registers were set
+  Real* parent_fine = level > 0 ? levels_[level - 1].fine.get() : nullptr;
+  close_registers_kernel<<<dim3(n, 54), kFace, 0, stream>>>(
+      flux, flux_reals, nflux_, d.group_coarse.get() + std::size_t(first_group) * 48,
+      d.group_fine.get() + std::size_t(first_group) * 6, d.data.get(), parent_fine, Real(dt));
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaDeviceMesh::finish_fine_step(int level) {
+  if (level < 0 || level >= levels() || levels_[level].registers == 0) return;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  Level& d = levels_[level];
+  const std::size_t n = d.data.size();
+  finish_fine_kernel<<<(n + 255) / 256, 256>>>(d.data.get(), d.fine.get(), n);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+long long CudaDeviceMesh::reflux(const mesh::Mesh& m, int level) {
+  if (level < 0 || level >= levels() || levels_[level].registers == 0) return 0;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  Level& d = levels_[level];
+  TESSERA_CUDA_CHECK(cudaMemset(withheld_.get(), 0, sizeof(unsigned long long)));
+  reflux_kernel<<<d.runs, kFace>>>(pool(m.current_slot(level)), patch_reals_, d.reg_runs.get(),
+                                   d.reg_position.get(), d.reg_face.get(), d.data.get(),
+                                   d.fine.get(), nflux_, flux_vars_.get(), Real(1 / m.dx(level)),
+                                   admissible_, withheld_.get());
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  // The fine sums were added: -0 again, as the host's finish_fine_step leaves them.
+  fill_kernel<<<(d.fine.size() + 255) / 256, 256>>>(d.fine.get(), d.fine.size(), -Real(0));
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  unsigned long long withheld = 0;
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(&withheld, withheld_.get(), sizeof(withheld), cudaMemcpyDeviceToHost));
+  return static_cast<long long>(withheld);
+}
+
+void CudaDeviceMesh::restrict_level(const mesh::Mesh& m, int level) {
+  if (level <= 0 || level >= levels() || nrestricted_ == 0) return;
+  const int groups = tables_[level].groups();
+  if (groups == 0) return;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  const Level& d = levels_[level];
+  restrict_kernel<<<dim3(groups, mesh::kFamilySize), kFace>>>(
+      pool(m.current_slot(level)), pool(m.current_slot(level - 1)), patch_reals_,
+      d.first_position.get(), d.parent_position.get(), restricted_.get(), nrestricted_);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaDeviceMesh::copy_level_fields(const std::vector<int>& fields, int from, int to,
+                                       int level) {
+  const int groups = tables_.at(level).groups();
+  if (groups == 0 || fields.empty() || from == to) return;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  if (fields.size() > std::size_t(kMaxFields))
+    throw Error(ErrorKind::kInternal, "more fields to copy than a device copy holds");
+  FieldSigns list{};  // the fields' indices, in the same small struct
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    list.component[i] = static_cast<signed char>(fields[i]);
+  copy_level_kernel<<<dim3(groups, mesh::kFamilySize), 256>>>(
+      pool(from), pool(to), patch_reals_, levels_[level].first_position.get(), list,
+      static_cast<int>(fields.size()));
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace tessera::exec::gpu
