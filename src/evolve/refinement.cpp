@@ -6,6 +6,7 @@
 #include <exception>
 #include <numbers>
 
+#include "kernels/flagging.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
@@ -22,37 +23,8 @@ int floor_div(int a, int b) {
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-// Löhner's estimator unrolled for fixed strides (the flagging loop's): the numerator and
-// denominator sums of lohner_estimator, the same terms added in the same order, so the
-// same bits; the estimator is sqrt(num / den) (0 where den = 0). No division or square
-// root here, so that a row of cells vectorises.
-template <int SX, int SY, int SZ>
-inline void lohner_sums(const double* q, double filter, double& num_out, double& den_out) {
-  const double c = q[0];
-  double num = 0, den = 0;
-  auto diag = [&](int s) {
-    const double up = q[s], dn = q[-s];
-    const double d2 = up - 2 * c + dn;
-    const double dd = std::fabs(up - c) + std::fabs(c - dn) +
-                      filter * (std::fabs(up) + 2 * std::fabs(c) + std::fabs(dn));
-    num += d2 * d2;
-    den += dd * dd;
-  };
-  auto cross = [&](int sa, int sb) {
-    const double pp = q[sa + sb], pm = q[sa - sb], mp = q[-sa + sb], mm = q[-sa - sb];
-    const double d2 = 0.25 * (pp - pm - mp + mm);
-    const double dd =
-        0.25 * (std::fabs(pp - mp) + std::fabs(pm - mm)) +
-        filter * 0.25 * (std::fabs(pp) + std::fabs(pm) + std::fabs(mp) + std::fabs(mm));
-    num += d2 * d2;
-    den += dd * dd;
-  };
-  diag(SX), cross(SX, SY), cross(SX, SZ);
-  cross(SY, SX), diag(SY), cross(SY, SZ);
-  cross(SZ, SX), cross(SZ, SY), diag(SZ);
-  num_out = num;
-  den_out = den;
-}
+using kernels::lohner_sums;
+using kernels::relative_gradient;
 
 // Density and pressure of a family and one layer around it, converted once per cell,
 // and the patch each 8^3 block of that region comes from (negative where the level has
@@ -120,14 +92,6 @@ void patch_halo(const FamilyHalo& f, int child, double* rho, double* pres, doubl
         if (!f.b[0].empty())
           for (int d = 0; d < 3; ++d) b[d][to] = f.b[d][from];
       }
-}
-
-// max_d |q(+1) - q(-1)| / (2 |q|) at q[0] with strides s.
-double relative_gradient(const double* q, const int s[3]) {
-  const double c = std::fabs(q[0]);
-  const double g = std::max({std::fabs(q[s[0]] - q[-s[0]]), std::fabs(q[s[1]] - q[-s[1]]),
-                             std::fabs(q[s[2]] - q[-s[2]])});
-  return c > 0 ? 0.5 * g / c : 0;
 }
 
 // |curl B| dx / |B| at b[.][c] (central differences; strides s), with |B| the largest
@@ -355,17 +319,8 @@ double lohner_estimator(const double* q, const int stride[3], double filter) {
   return den > 0 ? std::sqrt(num / den) : 0;
 }
 
-// Where num and threshold^2 den differ by more than 1e-9 relative (all values normal and
-// finite), the rounding of the division and the square root (a few 1e-16) cannot change
-// the comparison, so neither is computed.
 bool lohner_exceeds(double num, double den, double threshold) {
-  const double l2 = threshold * threshold, t = l2 * den;
-  if (l2 > 1e-300 && den > 1e-300 && t > 1e-300 && t < 1e300 && num < 1e300) {
-    if (num < t * (1 - 1e-9)) return false;
-    if (num > t * (1 + 1e-9)) return true;
-  }
-  const double r = den > 0 ? std::sqrt(num / den) : 0;
-  return r > threshold;
+  return kernels::lohner_exceeds(num, den, threshold);
 }
 
 double lohner_estimator(const double s[3][3][3], double filter) {
@@ -401,9 +356,30 @@ void gather_flags(std::vector<std::vector<std::uint64_t>>& refine, parallel::Com
 
 }  // namespace
 
+std::optional<kernels::FlagCriteria> device_flag_criteria(const RefinementParams& rp,
+                                                          const Problem& problem, int level) {
+  using R = RefinementParams;
+  if (problem.has_refine_criterion() || rp.jeans_cells > 0 || rp.field_criteria) return {};
+  kernels::FlagCriteria c;
+  const bool lohner = R::at(rp.lohner_refine, level) > 0;
+  c.lohner_density = lohner && rp.lohner_density;
+  c.lohner_pressure = lohner && rp.lohner_pressure;
+  c.gradient = R::at(rp.gradient_refine, level) > 0;
+  c.density = R::at(rp.density_refine, level) > 0;
+  c.lohner[0] = R::at(rp.lohner_refine, level), c.lohner[1] = R::at(rp.lohner_derefine, level);
+  c.gradient_threshold[0] = R::at(rp.gradient_refine, level);
+  c.gradient_threshold[1] = R::at(rp.gradient_derefine, level);
+  c.density_threshold[0] = R::at(rp.density_refine, level);
+  c.density_threshold[1] = R::at(rp.density_derefine, level);
+  c.filter = rp.lohner_filter;
+  c.flag_buffer = rp.flag_buffer;
+  return c;
+}
+
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
                                const physics::Model& model, const Problem& problem, double time,
-                               const parallel::Partition* part, parallel::Comm* comm) {
+                               const parallel::Partition* part, parallel::Comm* comm,
+                               const std::vector<std::vector<std::uint32_t>>* given) {
   const bool ranks = part && comm && comm->size() > 1;
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
   std::vector<std::vector<std::uint64_t>> refine(rp.max_level);
@@ -416,19 +392,25 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
         if (part->owns(comm->rank(), g)) own.push_back(g);
     const auto& groups = ranks ? own : m.groups(level);
     std::vector<std::vector<std::uint64_t>> marked(groups.size());
+    // Marks computed on the device: only turned into patches here.
+    const bool have = !ranks && given && level < static_cast<int>(given->size()) &&
+                      (*given)[level].size() == groups.size() * mesh::kFamilySize;
     ParallelErrors errors;  // the problem's refine() and the lists may throw
 #pragma omp parallel for schedule(dynamic)
     for (std::size_t g = 0; g < groups.size(); ++g)
       errors.run(static_cast<std::int64_t>(g), [&] {
         thread_local FamilyHalo family;
-        // The field only where a criterion looks at it.
-        const std::size_t field_cells =
-            rp.field_criteria && model.has_magnetic_field() ? family.rho.size() : 0;
-        for (auto& b : family.b) b.resize(field_cells);
-        gather_family(m, groups[g], model, family);
+        if (!have) {
+          // The field only where a criterion looks at it.
+          const std::size_t field_cells =
+              rp.field_criteria && model.has_magnetic_field() ? family.rho.size() : 0;
+          for (auto& b : family.b) b.resize(field_cells);
+          gather_family(m, groups[g], model, family);
+        }
         for (int c = 0; c < mesh::kFamilySize; ++c) {
           const int p = groups[g] + c;
-          const std::uint32_t marks = flag_patch(m, p, family, c, rp, problem, time);
+          const std::uint32_t marks = have ? (*given)[level][g * mesh::kFamilySize + c]
+                                           : flag_patch(m, p, family, c, rp, problem, time);
           if (!marks) continue;
           for (int dz = -1; dz <= 1; ++dz)
             for (int dy = -1; dy <= 1; ++dy)

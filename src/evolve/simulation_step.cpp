@@ -18,23 +18,38 @@
 namespace tessera::evolve {
 
 bool Simulation::regrid() {
-  // Device-resident adaptive levels: the host's copy is brought up to date for the flagging
-  // and the new families' data, and the device copy follows the change (below); otherwise
-  // the device copy is dropped (a regrid may move the pool).
+  // Device-resident adaptive levels: the levels are flagged on the GPU where the criteria
+  // allow (only the marks per patch come back), the host's copy is brought up to date when
+  // the hierarchy changes (the new families' data are made on the host), and the device
+  // copy follows the change (below); otherwise the device copy is dropped (a regrid may
+  // move the pool).
   const bool keep_device = device_levels() && device_current_;
   if (!keep_device) release_device();
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
-    if (keep_device) sync_all_slots();  // part of the flagging: it reads the host's copy
+    std::vector<std::vector<std::uint32_t>> marks;
+    if (keep_device)
+      for (int level = 0; level < std::min(refinement_.max_level, mesh_->num_levels()); ++level) {
+        const auto criteria = device_flag_criteria(refinement_, *problem_, level);
+        if (!criteria) break;
+        marks.emplace_back();
+        resident_->flag(*mesh_, level, *criteria, model_.physics(), model_.params(), marks.back());
+      }
+    // The host flags the levels the device did not (with its copy brought up to date).
+    if (keep_device &&
+        static_cast<int>(marks.size()) < std::min(refinement_.max_level, mesh_->num_levels()))
+      sync_all_slots();
     const bool ranks = comm_->size() > 1;
     // Several ranks flag their own families, whose halos their buffer patches hold.
     if (ranks)
       for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
     h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_, ranks ? &partition_ : nullptr,
-                       ranks ? comm_ : nullptr);
+                       ranks ? comm_ : nullptr, keep_device ? &marks : nullptr);
   }
   ScopedTimer t(timers_, Stage::kRegrid);
+  // A change is made on the host's copy (moves, new families): brought up to date first.
+  if (keep_device && !mesh_->has_hierarchy(h)) sync_all_slots();
   check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                     false);
   // Only what changes is touched: removed families were restricted onto their parents at

@@ -1,12 +1,14 @@
 // Adaptive levels on the device (docs/architecture.md, "Data residency"): the flux
-// registers (Berger & Colella 1989; Schive et al. 2010 §2.1), refluxing and restriction of
-// a device-resident mesh, with the operations of the host's FluxRegisters
-// (exec/flux_register.cpp) and mesh::restrict_family (mesh/prolongation.cpp) in their
-// order, so that a resident adaptive run equals the staged one bit for bit (compiled
-// without contractions; tests/gpu).
+// registers (Berger & Colella 1989; Schive et al. 2010 §2.1), refluxing, restriction and
+// the refinement flags of a device-resident mesh, with the operations of the host's
+// FluxRegisters (exec/flux_register.cpp), mesh::restrict_family (mesh/prolongation.cpp)
+// and flag_patch (evolve/refinement.cpp) in their order, so that a resident adaptive run
+// equals the staged one bit for bit. This file is compiled without contractions
+// (CMakeLists.txt: --fmad=false), as the host computes these without fused multiply-adds.
 #include <vector>
 
 #include "kernels/exact_ops.hpp"
+#include "kernels/flagging.hpp"
 #include "kernels/group_layout.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
@@ -142,7 +144,110 @@ __global__ void copy_level_kernel(const Real* __restrict__ from, Real* to, std::
   }
 }
 
+// One block per patch of a family (blockIdx.y: the child), one thread per cell: the
+// patch's density and pressure with one layer around it in shared memory (converted as
+// the host's gather_family, and where the family's neighbourhood has no same-level patch,
+// the nearest cell of the patch itself, as patch_halo), then the criteria per cell and
+// the patches the flagged cells reach (flag_patch, evolve/refinement.cpp).
+template <class Phys>
+__global__ void flag_kernel(const Real* __restrict__ pool, std::size_t patch_reals,
+                            const int* __restrict__ blocks,
+                            const unsigned char* __restrict__ refined,
+                            const kernels::FlagCriteria c, const typename Phys::Params params,
+                            bool energy, double sound_speed, std::uint32_t* marks) {
+  constexpr int H = P + 2, kHalo = H * H * H;
+  __shared__ double rho[kHalo], pres[kHalo];
+  __shared__ unsigned patch_marks;
+  const int g = blockIdx.x, child = blockIdx.y;
+  const int* row = blocks + std::size_t(g) * kernels::kGatherBlocks;
+  const int o[3] = {(child & 1) * P, ((child >> 1) & 1) * P, ((child >> 2) & 1) * P};
+  if (threadIdx.x == 0) patch_marks = 0;
+  for (int t = threadIdx.x; t < kHalo; t += blockDim.x) {
+    const int h[3] = {t % H - 1, (t / H) % H - 1, t / (H * H) - 1};
+    int x[3], b[3];
+    for (int d = 0; d < 3; ++d) x[d] = o[d] + h[d], b[d] = (x[d] + P) / P - 1;
+    int src = row[(b[0] + 1) + 4 * (b[1] + 1) + 16 * (b[2] + 1)];
+    if (src < 0) {
+      for (int d = 0; d < 3; ++d) {
+        x[d] = o[d] + (h[d] < 0 ? 0 : h[d] > P - 1 ? P - 1 : h[d]);
+        b[d] = x[d] / P;
+      }
+      src = row[(b[0] + 1) + 4 * (b[1] + 1) + 16 * (b[2] + 1)];
+    }
+    const int local = ((x[2] - b[2] * P) * P + (x[1] - b[1] * P)) * P + (x[0] - b[0] * P);
+    const Real* u = pool + std::size_t(src) * patch_reals + local;
+    typename Phys::Vars cv;
+    for (int v = 0; v < Phys::kNumVars; ++v) cv[v] = u[std::size_t(v) * mesh::kPatchCells];
+    const auto w = Phys::cons_to_prim(cv, params);
+    rho[t] = w[0];
+    pres[t] = energy ? double(w[kernels::HydroAdiabatic::kPres]) : sound_speed * sound_speed * w[0];
+  }
+  __syncthreads();
+  const int i = threadIdx.x % P, j = (threadIdx.x / P) % P, k = threadIdx.x / (P * P);
+  const int r = refined[std::size_t(g) * mesh::kFamilySize + child];
+  const int cell = ((k + 1) * H + (j + 1)) * H + (i + 1);
+  const int s[3] = {1, H, H * H};
+  bool flag = false;
+  double num, den;
+  if (c.lohner_density) {
+    kernels::lohner_sums<1, H, H * H>(rho + cell, c.filter, num, den);
+    flag = kernels::lohner_exceeds(num, den, c.lohner[r]);
+  }
+  if (!flag && c.lohner_pressure) {
+    kernels::lohner_sums<1, H, H * H>(pres + cell, c.filter, num, den);
+    flag = kernels::lohner_exceeds(num, den, c.lohner[r]);
+  }
+  if (!flag && c.gradient)
+    flag = kernels::relative_gradient(rho + cell, s) > c.gradient_threshold[r] ||
+           kernels::relative_gradient(pres + cell, s) > c.gradient_threshold[r];
+  if (!flag && c.density) flag = rho[cell] > c.density_threshold[r];
+  if (flag) atomicOr(&patch_marks, kernels::flag_reach(i, j, k, c.flag_buffer));
+  __syncthreads();
+  if (threadIdx.x == 0) marks[std::size_t(g) * mesh::kFamilySize + child] = patch_marks;
+}
+
 }  // namespace
+
+void CudaDeviceMesh::flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
+                          kernels::Physics physics, const kernels::PhysicsParams& params,
+                          std::vector<std::uint32_t>& marks) {
+  const GatherTables& t = tables_.at(level);
+  const int groups = t.groups();
+  marks.assign(std::size_t(groups) * mesh::kFamilySize, 0);
+  if (groups == 0) return;
+  std::vector<unsigned char> refined(marks.size());
+  for (int g = 0; g < groups; ++g)
+    for (int ch = 0; ch < mesh::kFamilySize; ++ch)
+      refined[std::size_t(g) * mesh::kFamilySize + ch] =
+          m.patch(t.first_patch[g] + ch).is_leaf() ? 0 : 1;
+  const DeviceBuffer<unsigned char> d_refined = to_device(refined);
+  DeviceBuffer<std::uint32_t> d_marks(marks.size());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  const Real* data = pool(m.current_slot(level));
+  const dim3 grid(groups, mesh::kFamilySize);
+  const bool energy = physics != kernels::Physics::kIsothermal;
+  const double cs = double(params.isothermal.sound_speed);
+  switch (physics) {
+    case kernels::Physics::kAdiabatic:
+      flag_kernel<kernels::HydroAdiabatic><<<grid, mesh::kPatchCells>>>(
+          data, patch_reals_, levels_[level].blocks.get(), d_refined.get(), c, params.adiabatic,
+          energy, cs, d_marks.get());
+      break;
+    case kernels::Physics::kIsothermal:
+      flag_kernel<kernels::HydroIsothermal><<<grid, mesh::kPatchCells>>>(
+          data, patch_reals_, levels_[level].blocks.get(), d_refined.get(), c, params.isothermal,
+          energy, cs, d_marks.get());
+      break;
+    case kernels::Physics::kMhd:
+      flag_kernel<kernels::MhdGlm>
+          <<<grid, mesh::kPatchCells>>>(data, patch_reals_, levels_[level].blocks.get(),
+                                        d_refined.get(), c, params.mhd, energy, cs, d_marks.get());
+      break;
+  }
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaMemcpy(marks.data(), d_marks.get(), marks.size() * sizeof(std::uint32_t),
+                                cudaMemcpyDeviceToHost));
+}
 
 void CudaDeviceMesh::set_registers(const mesh::Mesh& m, const FluxRegisters& r) {
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <optional>
 #include <vector>
 
+#include "kernels/flagging.hpp"
 #include "tessera/core/params.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/parallel/comm.hpp"
@@ -63,9 +66,19 @@ bool lohner_exceeds(double num, double den, double threshold);
 // On several ranks (`part` and `comm` given), each rank flags the families it owns, whose
 // one-cell halo its buffer patches must hold, and every rank receives every rank's
 // flags: all of them plan the same hierarchy, the one a single rank would.
+// `marks` (one rank): the patches each patch marks, computed elsewhere (a device-resident
+// mesh flags on the GPU): [level][8 g + c] for child c of the level's g-th group
+// (Mesh::groups order), bits as kernels::flag_reach; levels it lacks are flagged here.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
                                const physics::Model& model, const Problem& problem, double time,
                                const parallel::Partition* part = nullptr,
-                               parallel::Comm* comm = nullptr);
+                               parallel::Comm* comm = nullptr,
+                               const std::vector<std::vector<std::uint32_t>>* marks = nullptr);
+
+// The criteria of `level` that the device can evaluate (kernels::FlagCriteria), or none
+// when a criterion of the run needs the host (the problem's own, Jeans, the magnetic
+// field's).
+std::optional<kernels::FlagCriteria> device_flag_criteria(const RefinementParams& rp,
+                                                          const Problem& problem, int level);
 
 }  // namespace tessera::evolve

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "kernels/coarse_fine_gather.hpp"
+#include "kernels/flagging.hpp"
 #include "kernels/resident_gather.hpp"
 #include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -104,6 +106,12 @@ class DeviceMesh {
   // mesh::restrict_family for every family of `level` (> 0): the restricted fields of each
   // parent's current state replaced by the average of its children's.
   virtual void restrict_level(const mesh::Mesh& m, int level) = 0;
+  // The refinement flags of `level`'s current state on the device (evolve/refinement.cpp's
+  // flag_patch for the criteria `c`, the same bits): marks[8 g + c], for child c of group g
+  // of the level's tables, the patches it marks (kernels::flag_reach).
+  virtual void flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
+                    kernels::Physics physics, const kernels::PhysicsParams& params,
+                    std::vector<std::uint32_t>& marks) = 0;
   // Level `level`'s gather tables; levels(): how many levels it has tables for.
   virtual const GatherTables& tables(int level = 0) const = 0;
   virtual int levels() const = 0;

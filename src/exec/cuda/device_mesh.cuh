@@ -140,6 +140,9 @@ class CudaDeviceMesh final : public DeviceMesh {
   void finish_fine_step(int level) override;
   long long reflux(const mesh::Mesh& m, int level) override;
   void restrict_level(const mesh::Mesh& m, int level) override;
+  void flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
+            kernels::Physics physics, const kernels::PhysicsParams& params,
+            std::vector<std::uint32_t>& marks) override;
   // Adds the flux planes of the groups [first_group, first_group + n) of `level`'s tables
   // (`flux`, one group every flux_reals) to the registers, as FluxRegisters::close_group.
   void close_registers(int level, int first_group, int n, const Real* flux, std::size_t flux_reals,
