@@ -75,14 +75,16 @@ struct FlagCriteria {
   int flag_buffer = 0;
 };
 
-// Bits of the 27 patches (bit (dz+1) 9 + (dy+1) 3 + (dx+1)) that a flagged cell (i, j, k)
-// of a patch marks: its own and every neighbour within flag_buffer cells of it.
-TESSERA_HD inline unsigned flag_reach(int i, int j, int k, int flag_buffer) {
-  constexpr int P = 8;
-  const int c[3] = {i, j, k};
-  int r[3];
-  for (int d = 0; d < 3; ++d)
-    r[d] = 2 | (c[d] < flag_buffer ? 1 : 0) | (c[d] >= P - flag_buffer ? 4 : 0);
+// The offsets along one axis that a flagged cell at index i (0..7) of its patch reaches:
+// bit 0 for the patch below, 1 for its own, 2 for the one above (within flag_buffer cells).
+TESSERA_HD inline int flag_reach_axis(int i, int flag_buffer) {
+  return 2 | (i < flag_buffer ? 1 : 0) | (i >= 8 - flag_buffer ? 4 : 0);
+}
+
+// Bits of the 27 patches (bit (dz+1) 9 + (dy+1) 3 + (dx+1)) that a flagged cell with the
+// reaches r (flag_reach_axis per axis) marks: its own patch and every neighbour within
+// flag_buffer cells of it.
+TESSERA_HD inline unsigned flag_marks(const int r[3]) {
   unsigned marks = 0;
   for (int dz = 0; dz < 3; ++dz)
     for (int dy = 0; dy < 3; ++dy)

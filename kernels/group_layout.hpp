@@ -25,6 +25,20 @@ TESSERA_HD constexpr int outer_face_plane(int face) {
   return flux_plane(face / 2, 2 * (face % 2));
 }
 
+// A flux register's layout on a patch face normal to `dir` (exec/flux_register.hpp): its
+// transverse coordinates (a slower, b faster) are x: (z, y), y: (z, x), z: (y, x), as the
+// solver lays out its flux planes. The patch cell beside face (dir, side) at (a, b):
+TESSERA_HD constexpr int register_cell(int dir, int side, int a, int b) {
+  const int n = side ? kPatchSize - 1 : 0;
+  const int x = dir == 0 ? n : b, y = dir == 0 ? b : dir == 1 ? n : a, z = dir == 2 ? n : a;
+  return (z * kPatchSize + y) * kPatchSize + x;
+}
+// The transverse coordinates (a, b) of a position, for faces normal to dir.
+TESSERA_HD constexpr void register_transverse(int dir, const int pos[3], int& a, int& b) {
+  a = dir == 2 ? pos[1] : pos[2];
+  b = dir == 0 ? pos[1] : pos[0];
+}
+
 // Time integrators of the patch-group solver (mol_hydro.hpp). Each needs its own number
 // of ghost layers around the 16^3 interior, so the input box depends on the choice.
 enum class Integrator { kRk2, kVl2 };

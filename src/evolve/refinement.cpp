@@ -141,8 +141,7 @@ std::uint32_t flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, i
   const int s[3] = {1, kHalo, kHalo * kHalo};
   // Per index along an axis, the offsets it reaches: bit 0 for -1, 1 for 0, 2 for +1.
   int reach[kPatchSize];
-  for (int i = 0; i < kPatchSize; ++i)
-    reach[i] = 2 | (i < rp.flag_buffer ? 1 : 0) | (i >= kPatchSize - rp.flag_buffer ? 4 : 0);
+  for (int i = 0; i < kPatchSize; ++i) reach[i] = kernels::flag_reach_axis(i, rp.flag_buffer);
   std::uint32_t marks = 0;
   int last[3] = {-1, -1, -1};  // the reach of the last flagged cell, already marked
   const bool lohner_rho = use_lohner && rp.lohner_density;
@@ -188,11 +187,7 @@ std::uint32_t flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, i
         const int r[3] = {reach[i], reach[j], reach[k]};
         if (r[0] == last[0] && r[1] == last[1] && r[2] == last[2]) continue;
         for (int d = 0; d < 3; ++d) last[d] = r[d];
-        for (int dz = 0; dz < 3; ++dz)
-          for (int dy = 0; dy < 3; ++dy)
-            for (int dx = 0; dx < 3; ++dx)
-              if ((r[0] >> dx & 1) && (r[1] >> dy & 1) && (r[2] >> dz & 1))
-                marks |= 1u << ((dz * 3 + dy) * 3 + dx);
+        marks |= kernels::flag_marks(r);
       }
     }
   return marks;

@@ -37,8 +37,8 @@ __global__ void close_registers_kernel(const Real* __restrict__ flux, std::size_
     if (r < 0) return;
     const int c = slot / 6, face = slot % 6, dir = face / 2, side = face % 2;
     const int pos[3] = {(c & 1) * P, ((c >> 1) & 1) * P, ((c >> 2) & 1) * P};
-    // FluxRegisters' transverse(): x: (z, y), y: (z, x), z: (y, x).
-    const int a0 = dir == 2 ? pos[1] : pos[2], b0 = dir == 0 ? pos[1] : pos[0];
+    int a0, b0;
+    kernels::register_transverse(dir, pos, a0, b0);
     const int plane = ((c >> dir) & 1) + side;
     for (int v = 0; v < nflux; ++v)
       data[(std::size_t(r) * nflux + v) * kFace + a * P + b] -=
@@ -86,12 +86,7 @@ __global__ void reflux_kernel(Real* pool, std::size_t patch_reals, const int* __
     Real* u = pool + std::size_t(reg_position[i]) * patch_reals;
     const int dir = reg_face[i] / 2, side = reg_face[i] % 2;
     const Real sign = side ? Real(-1) : Real(1);
-    int pos[3];
-    pos[dir] = side ? P - 1 : 0;
-    if (dir == 0) pos[2] = a, pos[1] = b;
-    if (dir == 1) pos[2] = a, pos[0] = b;
-    if (dir == 2) pos[1] = a, pos[0] = b;
-    const int cell = (pos[2] * P + pos[1]) * P + pos[0];
+    const int cell = kernels::register_cell(dir, side, a, b);
     for (int v = 0; v < nflux; ++v) {
       const std::size_t k = (std::size_t(i) * nflux + v) * kFace + a * P + b;
       Real& value = u[std::size_t(flux_vars[v]) * mesh::kPatchCells + cell];
@@ -201,7 +196,12 @@ __global__ void flag_kernel(const Real* __restrict__ pool, std::size_t patch_rea
     flag = kernels::relative_gradient(rho + cell, s) > c.gradient_threshold[r] ||
            kernels::relative_gradient(pres + cell, s) > c.gradient_threshold[r];
   if (!flag && c.density) flag = rho[cell] > c.density_threshold[r];
-  if (flag) atomicOr(&patch_marks, kernels::flag_reach(i, j, k, c.flag_buffer));
+  if (flag) {
+    const int reach[3] = {kernels::flag_reach_axis(i, c.flag_buffer),
+                          kernels::flag_reach_axis(j, c.flag_buffer),
+                          kernels::flag_reach_axis(k, c.flag_buffer)};
+    atomicOr(&patch_marks, kernels::flag_marks(reach));
+  }
   __syncthreads();
   if (threadIdx.x == 0) marks[std::size_t(g) * mesh::kFamilySize + child] = patch_marks;
 }

@@ -21,13 +21,6 @@ int face_neighbour(const mesh::Mesh& m, int p, int face) {
   return m.neighbours().neighbour(p, off[0], off[1], off[2]);
 }
 
-// Transverse coordinates (a slower, b faster) of a position, for faces normal to dir:
-// x: (z, y), y: (z, x), z: (y, x), as the solver lays out its flux planes.
-void transverse(int dir, const int pos[3], int& a, int& b) {
-  a = dir == 2 ? pos[1] : pos[2];
-  b = dir == 0 ? pos[1] : pos[0];
-}
-
 int child_pos(int c, int d) {
   return (c >> d) & 1;
 }
@@ -88,7 +81,7 @@ void FluxRegisters::close_group(const mesh::Mesh& m, int first_patch, const Real
       const int pos[3] = {child_pos(c, 0) * kPatchSize, child_pos(c, 1) * kPatchSize,
                           child_pos(c, 2) * kPatchSize};
       int a0, b0;
-      transverse(dir, pos, a0, b0);
+      kernels::register_transverse(dir, pos, a0, b0);
       const int plane = child_pos(c, dir) + side;
       for (int v = 0; v < nflux_; ++v)
         for (int a = 0; a < kPatchSize; ++a)
@@ -215,13 +208,7 @@ int FluxRegisters::reflux_one(mesh::Mesh& m, Register& r, Real inv_dx) const {
   int withheld = 0;
   for (int a = 0; a < kPatchSize; ++a)
     for (int b = 0; b < kPatchSize; ++b) {
-      int pos[3];
-      pos[dir] = side ? kPatchSize - 1 : 0;
-      // Invert transverse(): x: (a, b) = (z, y); y: (z, x); z: (y, x).
-      if (dir == 0) pos[2] = a, pos[1] = b;
-      if (dir == 1) pos[2] = a, pos[0] = b;
-      if (dir == 2) pos[1] = a, pos[0] = b;
-      const int cell = (pos[2] * kPatchSize + pos[1]) * kPatchSize + pos[0];
+      const int cell = kernels::register_cell(dir, side, a, b);
       for (int v = 0; v < nflux_; ++v) {
         Real& value = u[flux_vars_[v] * mesh::kPatchCells + cell];
         Real& reg = r.data[(v * kPatchSize + a) * kPatchSize + b];

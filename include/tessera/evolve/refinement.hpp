@@ -68,7 +68,7 @@ bool lohner_exceeds(double num, double den, double threshold);
 // flags: all of them plan the same hierarchy, the one a single rank would.
 // `marks` (one rank): the patches each patch marks, computed elsewhere (a device-resident
 // mesh flags on the GPU): [level][8 g + c] for child c of the level's g-th group
-// (Mesh::groups order), bits as kernels::flag_reach; levels it lacks are flagged here.
+// (Mesh::groups order), bits as kernels::flag_marks; levels it lacks are flagged here.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
                                const physics::Model& model, const Problem& problem, double time,
                                const parallel::Partition* part = nullptr,

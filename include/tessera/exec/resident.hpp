@@ -108,7 +108,7 @@ class DeviceMesh {
   virtual void restrict_level(const mesh::Mesh& m, int level) = 0;
   // The refinement flags of `level`'s current state on the device (evolve/refinement.cpp's
   // flag_patch for the criteria `c`, the same bits): marks[8 g + c], for child c of group g
-  // of the level's tables, the patches it marks (kernels::flag_reach).
+  // of the level's tables, the patches it marks (kernels::flag_marks).
   virtual void flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
                     kernels::Physics physics, const kernels::PhysicsParams& params,
                     std::vector<std::uint32_t>& marks) = 0;
