@@ -115,4 +115,20 @@ TESSERA_HD bool coarse_cell_injects(const Value& value, const int* patches, cons
   return false;
 }
 
+// A regrid's new family (mesh::prolong_family, evaluated per fine cell on the device): the
+// state at fine cell f (relative to the family's first cell) from the parent level's
+// current data, `store(v, x)` receiving field v. prolong_family prolongs each child over
+// its own cells, which hold all eight fine cells of each of their coarse cells: the
+// injection check looks at those eight (no ghost layer).
+template <class Value, class Store>
+TESSERA_HD void prolong_new_cell(const Value& value, const int* patches, const int* clamp,
+                                 const ProlongFields& pf, const int f[3], const Store& store) {
+  const bool inject = coarse_cell_injects(value, patches, clamp, pf, 0, f);
+  for (int v = 0; v < pf.nvar; ++v) {
+    Real mid;
+    const Real x = prolonged(value, patches, clamp, pf, v, f, mid);
+    store(v, inject ? mid : x);
+  }
+}
+
 }  // namespace tessera::kernels

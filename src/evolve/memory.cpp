@@ -257,15 +257,17 @@ void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_
     patches += next[l].size() * mesh::kFamilySize;
     per_level += strprintf("%s%zu", l ? ", " : "", next[l].size() * mesh::kFamilySize);
   }
-  // The pool (two std::vector slots) grows geometrically: a growth beyond its capacity
-  // holds the old and the new storage at once while copying.
+  // The pool (two slots) grows geometrically: a growth beyond its capacity holds the old
+  // and the new storage at once while copying. Memory counts where it is touched: the
+  // patches in use (a capacity reserved beyond them, as a device-resident mesh keeps for
+  // its regrids, is address space until patches fill it).
   double extra = 0;
-  if (keep_old)
-    extra = static_cast<double>(patches) * e.patch_bytes;
-  else if (patches > old_capacity_patches)
-    extra = static_cast<double>(std::max(patches, 2 * old_capacity_patches)) * e.patch_bytes;
+  if (keep_old || patches > old_capacity_patches)
+    extra = static_cast<double>(patches) * e.patch_bytes;  // new storage beside the old
+  else if (patches > old_patches)                          // filling the reserved capacity
+    extra = static_cast<double>(patches - old_patches) * e.patch_bytes;
   if (extra == 0) return;
-  const double in_use = static_cast<double>(old_capacity_patches) * e.patch_bytes + e.buffer_bytes +
+  const double in_use = static_cast<double>(old_patches) * e.patch_bytes + e.buffer_bytes +
                         e.process_bytes + e.output_bytes;
   std::string source;
   const double available = host_memory_available(params, in_use, &source);

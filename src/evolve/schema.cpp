@@ -73,7 +73,9 @@ std::vector<ParamSpec> core_specs() {
       choice("gpu", "resident", "auto", {"auto", "on", "off"},
              "keep the patch data in GPU memory between steps (ghost zones gathered on the "
              "GPU, nothing staged through the host; the host copy is updated for outputs, "
-             "checkpoints, the log's totals and regrids): auto does so for runs whose data "
+             "checkpoints, the log's totals and refinement criteria the GPU does not "
+             "evaluate; regrids make their new patches on the GPU): auto does so for runs "
+             "whose data "
              "fit in the GPU's free memory (with refinement: on one rank) and that have "
              "neither self-gravity nor problem-defined boundaries, on insists, off stages "
              "every batch through the host"),

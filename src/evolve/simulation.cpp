@@ -231,7 +231,9 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
           ranks > 1 ? " per rank, about"
           : refined ? " on the root level"
                     : "",
-          refined ? ", and for each regrid (flagging and the new families' data are the host's)"
+          refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
+                    "it; a problem's own criterion, the Jeans length and the field criteria "
+                    "flag on the host, with the levels copied back)"
                   : "");
     }
   }

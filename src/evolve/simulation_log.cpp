@@ -162,9 +162,11 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         sor_summed_.timers.seconds(Stage::kSolve) + sor_summed_.timers.seconds(Stage::kIdle),
         sor_summed_.timers.seconds(Stage::kClose));
   if (refinement_.max_level > 0)
-    log_line("regrids: %d changed the mesh; families added %lld, removed %lld, moved %lld",
-             regrid_count_, regrid_stats_.families_added, regrid_stats_.families_removed,
-             regrid_stats_.families_moved);
+    log_line(
+        "regrids: %d changed the mesh (%lld with their data made on the GPU); families added "
+        "%lld, removed %lld, moved %lld",
+        regrid_count_, regrid_stats_.device_regrids, regrid_stats_.families_added,
+        regrid_stats_.families_removed, regrid_stats_.families_moved);
   std::string machine_ranks =
       strprintf(" ranks=%d device_setup=%.3f", comm_->size(), comm_->max(device_setup_seconds_));
   if (comm_->size() > 1) {

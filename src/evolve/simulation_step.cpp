@@ -19,10 +19,11 @@ namespace tessera::evolve {
 
 bool Simulation::regrid() {
   // Device-resident adaptive levels: the levels are flagged on the GPU where the criteria
-  // allow (only the marks per patch come back), the host's copy is brought up to date when
-  // the hierarchy changes (the new families' data are made on the host), and the device
-  // copy follows the change (below); otherwise the device copy is dropped (a regrid may
-  // move the pool).
+  // allow (only the marks per patch come back), the host plans and changes the octree, and
+  // the device copy follows the change: its moves, and the new families prolonged there
+  // (DeviceMesh::regrid). The levels are copied back only for the host's flags, or when the
+  // pool must grow beyond what the GPU holds (the run then goes on staged).
+  // Otherwise (several ranks) the device copy is dropped: a regrid may move the pool.
   const bool keep_device = device_levels() && device_current_;
   if (!keep_device) release_device();
   mesh::Hierarchy h;
@@ -48,16 +49,20 @@ bool Simulation::regrid() {
                        ranks ? comm_ : nullptr, keep_device ? &marks : nullptr);
   }
   ScopedTimer t(timers_, Stage::kRegrid);
-  // A change is made on the host's copy (moves, new families): brought up to date first.
-  if (keep_device && !mesh_->has_hierarchy(h)) sync_all_slots();
   check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
                     false);
   // Only what changes is touched: removed families were restricted onto their parents at
   // the end of the last step; new ones are prolonged from their parents, coarse to fine.
   const bool ranks = comm_->size() > 1;
   const FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
-  // The device copy page-locks the host pool: it lets go before the pool is reallocated.
-  const mesh::MeshChange change = mesh_->apply_hierarchy(h, [&] { free_device(); });
+  // A pool that must grow beyond its capacity: the device copy grows with it where the GPU
+  // has the memory; otherwise the levels are copied back and the copy (which page-locks the
+  // host pool) lets go before the pool is reallocated.
+  const mesh::MeshChange change = mesh_->apply_hierarchy(h, [&](std::size_t patches) {
+    if (keep_device && device_current_ && grow_device(patches)) return;
+    sync_all_slots();
+    free_device();
+  });
   regrid_stats_.families_added += change.added_families;
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
@@ -67,8 +72,32 @@ bool Simulation::regrid() {
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.
   speeds_.resize(nlev, 0.0);
+  if (keep_device && device_current_) {
+    registers_.build(*mesh_, partition_, comm_->rank());
+    if (!resident_->regrid(*mesh_, change, {mesh_->groups(0)}, model_.physics(), model_.params(),
+                           speeds_))
+      throw Error(ErrorKind::kInternal,
+                  "the host pool moved under its device copy during a regrid without the copy "
+                  "being released");
+    resident_->set_registers(*mesh_, registers_);
+    // The host copy's moved families hold what the host had; its new ones nothing.
+    mesh_->set_host_stale(0, true);
+    mesh_->set_host_stale(1, true);
+    ++regrid_stats_.device_regrids;
+  } else {
+    prolong_on_host(change, before);
+  }
+  level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
+  if (verify_mesh_) sync_all_slots();
+  verify_mesh("the mesh after a regrid");
+  ++regrid_count_;
+  return true;
+}
+
+void Simulation::prolong_on_host(const mesh::MeshChange& change, const FamilyOwners& before) {
+  const bool ranks = comm_->size() > 1;
   if (ranks) migrate_level(0, before, {});
-  for (int level = 1; level < nlev; ++level) {
+  for (int level = 1; level < mesh_->num_levels(); ++level) {
     std::vector<int> own;  // several ranks: each prolongs its own new families
     if (ranks) {
       migrate_level(level, before, change.added[level]);
@@ -90,20 +119,6 @@ bool Simulation::regrid() {
   }
   trim_store();  // several ranks: what the moves read and nothing needs now goes
   registers_.build(*mesh_, partition_, comm_->rank());
-  if (resident_ && device_current_) {
-    // The new families and those moved into holes go to the device; the rest are there.
-    std::vector<int> families = change.moved;
-    for (const auto& added : change.added)
-      families.insert(families.end(), added.begin(), added.end());
-    if (resident_->update(*mesh_, families, {mesh_->groups(0)}))
-      resident_->set_registers(*mesh_, registers_);
-    else
-      free_device();  // the pool outgrew the copy: the next step makes a new one
-  }
-  level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);
-  verify_mesh("the mesh after a regrid");
-  ++regrid_count_;
-  return true;
 }
 
 double Simulation::patch_max_speed(int p) const {

@@ -116,17 +116,58 @@ GatherTables build_gather_tables(const mesh::Mesh& m, int level, const std::vect
                  t.clamp.data() + g * kernels::kCoarseClamp);
     t.coarse_fine = t.coarse_fine || coarse;
   }
-  const auto& fields = m.fields();
+  t.prolong = prolong_fields(m.fields());
+  return t;
+}
+
+kernels::ProlongFields prolong_fields(const mesh::FieldRegistry& fields) {
   if (fields.size() > kernels::kMaxGatherFields)
     throw Error(ErrorKind::kInternal, strprintf("%d fields: the gather tables handle at most %d",
                                                 fields.size(), kernels::kMaxGatherFields));
-  t.prolong.nvar = fields.size();
+  kernels::ProlongFields pf;
+  pf.nvar = fields.size();
   for (int f = 0; f < fields.size(); ++f) {
-    t.prolong.kind[f] = static_cast<signed char>(fields[f].prolongation);
-    t.prolong.one_level[f] = fields[f].time_levels == 1;
+    pf.kind[f] = static_cast<signed char>(fields[f].prolongation);
+    pf.one_level[f] = fields[f].time_levels == 1;
   }
-  t.prolong.admissible = fields.admissible();
+  pf.admissible = fields.admissible();
+  return pf;
+}
+
+ProlongTable build_prolong_table(const mesh::Mesh& m, const std::vector<int>& families) {
+  ProlongTable t;
+  t.first_patch = families;
+  t.coarse.assign(families.size() * kernels::kCoarseBlocks, -1);
+  t.clamp.assign(families.size() * kernels::kCoarseClamp, 0);
+  for (std::size_t i = 0; i < families.size(); ++i) {
+    if (m.patch(families[i]).level == 0)
+      throw Error(ErrorKind::kInternal, "a root family has no parent to be prolonged from");
+    coarse_row(m, families[i], t.coarse.data() + i * kernels::kCoarseBlocks,
+               t.clamp.data() + i * kernels::kCoarseClamp);
+  }
   return t;
+}
+
+void prolong_family_host(mesh::Mesh& m, const ProlongTable& t, int i) {
+  const kernels::ProlongFields pf = prolong_fields(m.fields());
+  const int first = t.first_patch[i];
+  const int now = m.current_slot(m.patch(m.patch(first).parent).level);
+  const auto value = [&](int patch, int v, int cell, bool) {
+    return m.data(now, patch)[std::size_t(v) * mesh::kPatchCells + cell];
+  };
+  const int* coarse = t.coarse.data() + std::size_t(i) * kernels::kCoarseBlocks;
+  const int* clamp = t.clamp.data() + std::size_t(i) * kernels::kCoarseClamp;
+  constexpr int P = mesh::kPatchSize;
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    Real* out = m.current(first + c);
+    for (int cell = 0; cell < mesh::kPatchCells; ++cell) {
+      const int f[3] = {(c & 1) * P + cell % P, ((c >> 1) & 1) * P + (cell / P) % P,
+                        ((c >> 2) & 1) * P + cell / (P * P)};
+      kernels::prolong_new_cell(value, coarse, clamp, pf, f, [&](int v, Real x) {
+        out[std::size_t(v) * mesh::kPatchCells + cell] = x;
+      });
+    }
+  }
 }
 
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,

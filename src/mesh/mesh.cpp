@@ -7,11 +7,13 @@ Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refi
       store_(std::move(fields), forest_.num_patches(), forest_.num_levels(), with_data) {}
 
 MeshChange Mesh::apply_hierarchy(const Hierarchy& refined,
-                                 const std::function<void()>& before_pool_moves) {
+                                 const std::function<void(std::size_t)>& before_pool_moves) {
   ForestChange fc = forest_.apply_hierarchy(refined);
   for (const auto& move : fc.moves) fc.mesh.moved.push_back(move.second);
+  fc.mesh.moves = fc.moves;
   // The pool's arrays are reallocated when they grow beyond their capacity.
-  if (before_pool_moves && fc.patches_grown > store_.pool_capacity_patches()) before_pool_moves();
+  if (before_pool_moves && fc.patches_grown > store_.pool_capacity_patches())
+    before_pool_moves(fc.patches_grown);
   // The store follows the forest's steps in the same order: removed families dropped
   // (sparse), room for the largest extent, the moves into the holes, then the final size.
   if (store_.sparse())

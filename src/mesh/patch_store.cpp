@@ -60,7 +60,8 @@ void PatchStore::resize(std::size_t patches) {
     family_slot_.resize(families, -1);
     return;
   }
-  for (auto& slot : pool_) slot.resize(patches * patch_reals());
+  // A time level held on the GPU: its host copy is overwritten before it is read.
+  for (int s = 0; s < 2; ++s) pool_[s].resize(patches * patch_reals(), !host_stale(s));
   note_pool();
   family_slot_.resize(families);
   for (std::size_t f = 0; f < families; ++f) family_slot_[f] = static_cast<int>(f);
@@ -145,7 +146,8 @@ void PatchStore::hold(int first_patch) {
 }
 
 void PatchStore::reserve_families(int families) {
-  for (auto& slot : pool_) slot.reserve(std::size_t(families) * kFamilySize * patch_reals());
+  for (int s = 0; s < 2; ++s)
+    pool_[s].reserve(std::size_t(families) * kFamilySize * patch_reals(), !host_stale(s));
   note_pool();
 }
 

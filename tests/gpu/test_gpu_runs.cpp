@@ -127,8 +127,11 @@ void expect_bitwise(const evolve::Simulation& a, const evolve::Simulation& b, co
 }
 
 // corrects: the run must correct cells with first-order fluxes (hydro.fofc).
+// tight_pool: the resident run's pool has no spare room, so that every regrid that adds
+// families makes the device copy larger.
 void expect_resident_matches_staged(const std::string& file, std::vector<std::string> ov, int steps,
-                                    const std::string& name, bool corrects = false) {
+                                    const std::string& name, bool corrects = false,
+                                    bool tight_pool = false) {
   namespace fs = std::filesystem;
   set_log_quiet(true);
   const std::string dir = (fs::temp_directory_path() / ("tessera_resident_" + name)).string();
@@ -151,8 +154,16 @@ void expect_resident_matches_staged(const std::string& file, std::vector<std::st
   evolve::Simulation resident(with({"gpu.resident=on", "output.enabled=true", "run.log_interval=3",
                                     "output.checkpoint_interval=" + std::to_string(steps / 2)}));
   ASSERT_TRUE(resident.device_resident());
+  resident.set_device_pool_room(!tight_pool);
   resident.run();
   expect_bitwise(staged, resident, "resident run");
+  // An adaptive run's regrids make their data on the GPU (which holds these small runs'
+  // pools however they grow): the host copy of the levels is never the source of a new
+  // family.
+  const auto& rs = resident.regrid_stats();
+  std::printf("%s: %d regrids changed the mesh, %lld made on the GPU (families added %lld)\n",
+              name.c_str(), resident.regrid_count(), rs.device_regrids, rs.families_added);
+  EXPECT_EQ(rs.device_regrids, resident.regrid_count()) << name;
   EXPECT_EQ(staged.corrected(), resident.corrected());
   if (corrects) {
     EXPECT_GT(resident.corrected(), 0);
@@ -214,13 +225,21 @@ TEST(GpuResident, BrioWuAlongYMatchesStagedBitwise) {
 }
 
 // Adaptive runs on the GPU (one rank): coarse-fine ghost cells gathered on the device,
-// flux registers, refluxing and restriction there, the host's copy brought up to date for
-// each regrid, plot file, log line and checkpoint; the same bits as the staged run, whose
-// ghost cells, registers and restriction are the host's.
+// flux registers, refluxing, restriction, flags and a regrid's new families there, the
+// host's copy brought up to date for plot file, log line and checkpoint; the same bits as
+// the staged run, whose ghost cells, registers, restriction and regrids are the host's.
 TEST(GpuResident, AmrBlobMatchesStagedBitwise) {
   expect_resident_matches_staged("blob/blob.toml",
                                  {"amr.max_level=2", "problem.width=0.06", "hydro.integrator=rk2"},
                                  20, "amr_blob");
+}
+
+// The same with a pool that grows at each regrid that adds families: the device copy is
+// made larger on the GPU, its data copied there.
+TEST(GpuResident, AmrBlobGrowingItsPoolMatchesStagedBitwise) {
+  expect_resident_matches_staged("blob/blob.toml",
+                                 {"amr.max_level=2", "problem.width=0.06", "hydro.integrator=rk2"},
+                                 20, "amr_blob_growing", false, true);
 }
 
 TEST(GpuResident, AmrSedovWithMixedBoundariesAndScalarsMatchesStagedBitwise) {

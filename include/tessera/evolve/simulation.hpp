@@ -129,6 +129,8 @@ class Simulation {
     // Several ranks: levels cut again at regrids (mpi.imbalance_tolerance), and families
     // that stayed but changed rank.
     long long rebalances = 0, families_migrated = 0;
+    // Regrids of device-resident levels whose moves and new families were made on the GPU.
+    long long device_regrids = 0;
   };
   const RegridStats& regrid_stats() const { return regrid_stats_; }
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
@@ -138,6 +140,9 @@ class Simulation {
   // regrid before families move, the copies of other ranks' patches that this rank holds
   // are filled with NaN, so that data no exchange delivered cannot pass for current.
   void set_poison_foreign_patches(bool poison) { poison_foreign_ = poison; }
+  // Device-resident adaptive runs (tests): without spare room in the pool, so that every
+  // regrid that adds families makes the device copy larger (DeviceMesh::grow).
+  void set_device_pool_room(bool spare) { device_pool_room_ = spare; }
   // The fields of the run (mesh::Mesh holds them in this order).
   const mesh::FieldRegistry& fields() const { return fields_; }
   // Volume integrals of the conserved variables over the domain, one per field in pool
@@ -211,6 +216,9 @@ class Simulation {
   using FamilyOwners = std::map<std::pair<int, mesh::PatchCoord>, int>;
   FamilyOwners family_owners() const;
   void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added);
+  // A regrid's data on the host: the families that change rank migrate (several ranks),
+  // the new families are prolonged from their parents, and their speeds taken.
+  void prolong_on_host(const mesh::MeshChange& change, const FamilyOwners& before);
   void gather_on_root();
   // Runs f (an output) on rank 0 after gather_on_root; every rank throws f's error.
   void run_on_root(const std::function<void()>& f);
@@ -234,7 +242,13 @@ class Simulation {
   // Device residency: brings the device copy up to date before a step (after the host data
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
+  // Whether an adaptive mesh's pool fits on the GPU (else the run goes on staged), with
+  // room reserved for regrids to grow it there.
   bool refined_fit();
+  // A regrid's pool must hold `patches`, beyond its capacity: the host pool and the device
+  // copy made larger together (four times, 64 families more at least, as far as the GPU's free
+  // memory allows); false when the GPU cannot hold `patches`.
+  bool grow_device(std::size_t patches);
   void sync_host() const;
   // Both time levels of the pool copied back where the device wrote them.
   void sync_all_slots();
@@ -338,6 +352,7 @@ class Simulation {
   std::vector<double> speeds_;  // last max signal speed per level
   std::vector<long> level_steps_;
   long long cell_updates_ = 0;
+  bool device_pool_room_ = true;
   int regrid_count_ = 0;
   RegridStats regrid_stats_;
 #ifdef NDEBUG

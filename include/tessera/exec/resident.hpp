@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,23 @@ struct CoarseSlots {
 // Those of a step of `level` at time weight `weight` within its parent's step.
 CoarseSlots coarse_slots(const mesh::Mesh& m, int level, double weight);
 
+// How a mesh's fields are prolonged (the gather tables' `prolong`).
+kernels::ProlongFields prolong_fields(const mesh::FieldRegistry& fields);
+
+// A regrid's new families, whose data the device prolongs from their parents
+// (kernels::prolong_new_cell): the first patch of each, and the parent level's patches
+// around its parent and where the domain ends, as GatherTables' `coarse` and `clamp`.
+struct ProlongTable {
+  std::vector<int> first_patch;
+  std::vector<int> coarse;  // kernels::kCoarseBlocks per family
+  std::vector<int> clamp;   // kernels::kCoarseClamp per family
+  int families() const { return static_cast<int>(first_patch.size()); }
+};
+ProlongTable build_prolong_table(const mesh::Mesh& m, const std::vector<int>& families);
+// The host version of the device's prolongation: family i of `t`'s current state from its
+// parent's. Equals mesh::prolong_family bit for bit (the CPU tests check it).
+void prolong_family_host(mesh::Mesh& m, const ProlongTable& t, int i);
+
 // The host version of the gather kernel: group g's box of the fields
 // [first, first + count) from time level `slot`, [count][n][n][n], n = 16 + 2 ghost, with
 // coarse-fine ghost cells from the parent level's `coarse` time levels. Equals
@@ -86,12 +104,23 @@ class DeviceMesh {
   // of the pool (level < 0), or of level `level`'s families in its tables.
   virtual void copy_fields(const std::vector<int>& fields, int from, int to, int level = -1) = 0;
 
-  // After a regrid on the host, whose data were copied back before it: the families
-  // `families` (first patches: the new ones and those moved) copied to the device, and the
-  // tables made again (`groups` as for Executor::make_resident). False when the host pool
-  // outgrew the copy: the caller frees it and makes a new one.
-  virtual bool update(const mesh::Mesh& m, const std::vector<int>& families,
-                      const std::vector<std::vector<int>>& groups) = 0;
+  // A larger pool: lets go of the host pools' page lock, calls `reallocate` (which gives
+  // the host pool a larger capacity, Mesh::reserve_families; its data need not be current:
+  // this copy holds them), then makes device pools of the new capacity with this copy's
+  // data (the new host pools are page-locked at the next copy back). Throws when the GPU
+  // cannot hold them.
+  virtual void grow(const mesh::Mesh& m, const std::function<void()>& reallocate) = 0;
+  // A regrid of a device-resident mesh on one rank, whose data stay on the device: the
+  // host changed the hierarchy (Mesh::apply_hierarchy, without copying the levels back;
+  // its pool kept its place and capacity), and the device follows `change`: the moves into
+  // holes, in order, both time levels; the tables made again (`groups` as for
+  // Executor::make_resident); each new family's current state prolonged from its parent's
+  // (mesh::prolong_family's values), coarse to fine. speeds[level] becomes at least the
+  // largest signal speed of the level's new families (Model::max_signal_speed). False when
+  // the host pool moved or outgrew this copy: nothing was changed.
+  virtual bool regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
+                      const std::vector<std::vector<int>>& groups, kernels::Physics physics,
+                      const kernels::PhysicsParams& params, std::vector<double>& speeds) = 0;
 
   // Adaptive levels (docs/architecture.md, "Data residency"). The flux registers on the
   // device, with the layout of `r` (built for the mesh the tables were made from): the

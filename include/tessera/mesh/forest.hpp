@@ -49,6 +49,7 @@ struct MeshChange {
   int removed_families = 0;
   int moved_families = 0;
   std::vector<int> moved;  // first patch of each family moved into a hole (after the move)
+  std::vector<std::pair<int, int>> moves;  // (from, to), first patches, in the store's order
   bool empty() const { return added_families == 0 && removed_families == 0; }
 };
 

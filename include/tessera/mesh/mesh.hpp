@@ -63,10 +63,12 @@ class Mesh {
   // to fine: prolong_family). Everything else keeps its position, links and data; families
   // moved into the holes of removed ones take their data along. A sparse store does not
   // hold the new families.
-  // `before_pool_moves`, when set, is called before the pool's arrays are reallocated
-  // (they grow beyond their capacity): a device copy that page-locked them lets go first.
+  // `before_pool_moves(patches)`, when set, is called before the pool's arrays are
+  // reallocated (they must hold `patches`, beyond their capacity): a device copy that
+  // page-locked them lets go first, or reserves a larger capacity (reserve_families) and
+  // follows it.
   MeshChange apply_hierarchy(const Hierarchy& refined,
-                             const std::function<void()>& before_pool_moves = nullptr);
+                             const std::function<void(std::size_t)>& before_pool_moves = nullptr);
   // Renumbers the patches (metadata and both time levels) in canonical order.
   void canonicalize();
   // Throws tessera::Error(kInternal) naming the first violation of the forest's

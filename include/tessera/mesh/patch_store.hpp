@@ -55,6 +55,9 @@ class PatchStore {
     check_host(slot);
     return pool_[slot].data();
   }
+  // Where the pool of time level `slot` lies, without reading it (held on the GPU or not):
+  // whether a device copy still mirrors this pool.
+  const void* pool_address(int slot) const { return pool_[slot].data(); }
   std::size_t pool_patches() const { return pool_[0].size() / patch_reals(); }
   std::size_t position(int p) const { return offset(p) / patch_reals(); }
   void make_sparse() { sparse_ = true; }
@@ -65,7 +68,8 @@ class PatchStore {
   bool holds(int p) const { return family_slot_[p / kFamilySize] >= 0; }
   void hold(int first_patch);
   // Room for `families` held families in all without reallocating (hold() grows the pool
-  // geometrically, up to twice what it holds).
+  // geometrically, up to twice what it holds). A time level marked stale (held on the GPU)
+  // is not copied into the new memory, nor are resize()'s new patches written there.
   void reserve_families(int families);
   void release(int first_patch);
   void compact();

@@ -26,7 +26,7 @@ struct FieldSigns {
 class CudaDeviceMesh final : public DeviceMesh {
  public:
   // The device pools hold the host pool's capacity, so that a regrid that stays within it
-  // keeps this copy (update()).
+  // keeps this copy (regrid()).
   CudaDeviceMesh(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups)
       : patch_reals_(m.patch_reals()),
         patches_(m.store().pool_patches()),
@@ -47,53 +47,11 @@ class CudaDeviceMesh final : public DeviceMesh {
                                          : static_cast<signed char>(-1);
   }
 
-  // After a regrid on the host (whose data were copied back first): the families
-  // `families` (first patches: new ones and those moved into holes) copied to the device,
-  // both time levels, and the tables made again. False when the host pool outgrew this
-  // copy (its capacity or place changed): the caller makes a new one.
-  bool update(const mesh::Mesh& m, const std::vector<int>& families,
-              const std::vector<std::vector<int>>& groups) override {
-    if (m.patch_reals() != patch_reals_ || m.store().pool_patches() > capacity_ ||
-        m.store().pool_capacity_patches() != capacity_)
-      return false;
-    for (int s = 0; s < 2; ++s)
-      if (host_pool_[s] != m.store().pool_data(s)) return false;
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    patches_ = m.store().pool_patches();
-    const std::size_t family = mesh::kFamilySize * patch_reals_;
-    for (const int f : families) {
-      const std::size_t at = std::size_t(position(m, f)) * patch_reals_;
-      for (int s = 0; s < 2; ++s)
-        TESSERA_CUDA_CHECK(cudaMemcpyAsync(pool_[s].get() + at, m.store().pool_data(s) + at,
-                                           family * sizeof(Real), cudaMemcpyHostToDevice));
-    }
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    tables_.clear();
-    levels_.clear();
-    build_tables(m, groups);
-    return true;
-  }
-
-  ~CudaDeviceMesh() override {
-    for (void* p : registered_) cudaHostUnregister(p);
-  }
+  ~CudaDeviceMesh() override { unpin_host(); }
 
   void upload(const mesh::Mesh& m) override {
     check_shape(m);
-    // The host pool is page-locked while this copy exists, so that the copies back for
-    // outputs and log lines run at the link's speed (several times a pageable copy's).
-    // Best effort: without it they are slower, not wrong. The owner frees this copy before
-    // the mesh's pool.
-    for (int s = 0; s < 2; ++s) {
-      void* p = const_cast<Real*>(m.store().pool_data(s));
-      host_pool_[s] = m.store().pool_data(s);
-      if (std::find(registered_.begin(), registered_.end(), p) != registered_.end()) continue;
-      if (cudaHostRegister(p, capacity_ * patch_reals_ * sizeof(Real), cudaHostRegisterDefault) ==
-          cudaSuccess)
-        registered_.push_back(p);
-      else
-        cudaGetLastError();  // clear it: the copies fall back to pageable memory
-    }
+    pin_host(m);
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
     for (int s = 0; s < 2; ++s)
       TESSERA_CUDA_CHECK(cudaMemcpy(pool_[s].get(), m.store().pool_data(s), bytes_per_slot(),
@@ -101,6 +59,7 @@ class CudaDeviceMesh final : public DeviceMesh {
   }
   void download(mesh::Mesh& m, int slot) override {
     check_shape(m);
+    pin_host(m);  // after grow(): at the first copy back
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
     m.set_host_stale(slot, false);
     TESSERA_CUDA_CHECK(cudaMemcpy(m.store().pool_data(slot), pool_[slot].get(), bytes_per_slot(),
@@ -135,7 +94,11 @@ class CudaDeviceMesh final : public DeviceMesh {
   const int* clamp(int level) const { return levels_.at(level).clamp.get(); }
   const FieldSigns& signs() const { return signs_; }
 
-  // Adaptive levels (cuda_amr.cu).
+  // Adaptive levels (cuda_amr.cu; a regrid's data: cuda_regrid.cu).
+  void grow(const mesh::Mesh& m, const std::function<void()>& reallocate) override;
+  bool regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
+              const std::vector<std::vector<int>>& groups, kernels::Physics physics,
+              const kernels::PhysicsParams& params, std::vector<double>& speeds) override;
   void set_registers(const mesh::Mesh& m, const FluxRegisters& r) override;
   void finish_fine_step(int level) override;
   long long reflux(const mesh::Mesh& m, int level) override;
@@ -163,6 +126,31 @@ class CudaDeviceMesh final : public DeviceMesh {
 
  private:
   std::size_t bytes_per_slot() const { return patches_ * patch_reals_ * sizeof(Real); }
+  // The host pool is page-locked while this copy exists, so that the copies back for
+  // outputs and log lines run at the link's speed (several times a pageable copy's).
+  // Best effort: without it they are slower, not wrong. The owner frees this copy before
+  // the mesh's pool (or lets grow() follow it). Only the patches in use are pinned (the
+  // spare capacity stays untouched host memory), again when a regrid added patches; pinning
+  // takes time in proportion to them, so grow() and regrid() leave it to the next copy.
+  void pin_host(const mesh::Mesh& m) {
+    if (pinned_patches_ >= patches_) return;  // tried for these: a failure is not retried
+    unpin_host();
+    pinned_patches_ = patches_;
+    for (int s = 0; s < 2; ++s) {
+      const Real* pool = static_cast<const Real*>(m.store().pool_address(s));
+      void* p = const_cast<Real*>(pool);
+      host_pool_[s] = pool;
+      if (cudaHostRegister(p, bytes_per_slot(), cudaHostRegisterDefault) == cudaSuccess)
+        registered_.push_back(p);
+      else
+        cudaGetLastError();  // clear it: the copies fall back to pageable memory
+    }
+  }
+  void unpin_host() {
+    for (void* p : registered_) cudaHostUnregister(p);
+    registered_.clear();
+    pinned_patches_ = 0;
+  }
   void check_shape(const mesh::Mesh& m) const {
     if (m.store().pool_patches() != patches_ || m.patch_reals() != patch_reals_)
       throw Error(ErrorKind::kInternal, "the mesh changed under its device-resident copy");
@@ -219,7 +207,8 @@ class CudaDeviceMesh final : public DeviceMesh {
   DeviceBuffer<Real> pool_[2];
   const Real* host_pool_[2] = {nullptr, nullptr};  // the host pools uploaded from
   FieldSigns signs_{};
-  std::vector<void*> registered_;  // page-locked host pools
+  std::vector<void*> registered_;   // page-locked host pools
+  std::size_t pinned_patches_ = 0;  // the patches pin_host last page-locked (or tried to)
 };
 
 // The halo exchange of a device copy's buffer patches (cuda_halo.cu; Executor::make_halo).
