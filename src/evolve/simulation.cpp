@@ -178,29 +178,16 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
                   "and %d ranks",
                   executor_->name(), static_cast<long long>(params_.integer("amr.max_level")),
                   comm.size()));
-  // The device's ghost-zone gather knows the outflow and reflecting conditions only; the
-  // problem's boundary states are evaluated on the host, in the prepare stage.
-  const bool problem_bc = mesh_->geometry().problem_boundaries();
-  if (resident == "on" && problem_bc)
-    throw Error(ErrorKind::kInput,
-                "gpu.resident = \"on\" cannot be used with problem-defined boundaries (mesh.bc_* "
-                "= \"problem\"): their ghost cells are set on the host; set gpu.resident = "
-                "\"auto\" or \"off\"");
   const bool self_gravity = params_.boolean("gravity.enabled");
   if (resident == "auto" && on_gpu && self_gravity)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the potential of "
         "self-gravity is solved on the host between the GPU's hydro steps");
-  if (resident == "auto" && on_gpu && problem_bc && !self_gravity)
-    log_line(
-        "note: the patch data stay on the host and are staged per batch: the problem-defined "
-        "boundaries' ghost cells are set on the host");
-  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !self_gravity && !problem_bc)
+  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !self_gravity)
     log_line(
         "note: the patch data stay on the host and are staged per batch: adaptive runs stay on "
         "the GPU on one rank only");
-  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !self_gravity &&
-      !problem_bc) {
+  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !self_gravity) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks

@@ -38,6 +38,7 @@ struct ChunkEvents {
 using gpu::CudaDeviceMesh;
 using gpu::FieldSigns;
 using gpu::kMaxFields;
+using gpu::ProblemArgs;
 
 // The parent level's data at the batch's time weight, as gather_box interpolates them
 // (kernels/coarse_fine_gather.hpp reads it per coarse cell).
@@ -70,22 +71,43 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
                               const int* __restrict__ blocks, const int* __restrict__ codes,
                               int ghost, int first_field, int nfields, FieldSigns signs,
                               CoarseArgs ca, const __grid_constant__ kernels::ProlongFields pf,
-                              Real* __restrict__ in, std::size_t in_reals) {
+                              ProblemArgs pa, Real* __restrict__ in, std::size_t in_reals) {
   const int n3 = kernels::box_cells(ghost);
   const int cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell >= n3) return;
   const int g = blockIdx.y;
-  const kernels::GatherSource src = kernels::gather_source(
-      blocks + std::size_t(g) * kernels::kGatherBlocks, codes[g], ghost, cell);
+  // Problem-defined sides: the tables of this group's sides.
+  const int* sides[6] = {};
+  if (pa.side)
+    for (int i = 0; i < 6; ++i) {
+      const int at = pa.side[std::size_t(g) * 6 + i];
+      sides[i] = at >= 0 ? pa.entries + at : nullptr;
+    }
+  const kernels::GatherSource src =
+      kernels::gather_source(blocks + std::size_t(g) * kernels::kGatherBlocks, codes[g], ghost,
+                             cell, pa.side ? sides : nullptr);
+  // A problem-defined side's state, where it is the cell's value (the problem's fields).
+  const auto state = [&](int v, Real& x) {
+    if (src.state < 0 || first_field + v >= pa.nvar) return false;
+    x = pa.states[std::size_t(src.state) * pa.nvar + first_field + v];
+    const int d = signs.component[v];
+    if (d >= 0 && ((src.state_flip >> d) & 1)) x = -x;
+    return true;
+  };
   Real* out = in + g * in_reals + cell;
   if (src.patch == kernels::kGatherCoarse) {
     const int* coarse = ca.coarse + std::size_t(g) * kernels::kCoarseBlocks;
     const int* clamp = ca.clamp + std::size_t(g) * kernels::kCoarseClamp;
     const bool inject = kernels::coarse_cell_injects(ca.value, coarse, clamp, pf, ghost, src.at);
     for (int v = 0; v < nfields; ++v) {
+      Real x;
+      if (state(v, x)) {
+        out[std::size_t(v) * n3] = x;
+        continue;
+      }
       Real mid;
       const Real p = kernels::prolonged(ca.value, coarse, clamp, pf, first_field + v, src.at, mid);
-      const Real x = inject ? mid : p;
+      x = inject ? mid : p;
       const int d = signs.component[v];
       out[std::size_t(v) * n3] = d >= 0 && ((src.flip >> d) & 1) ? -x : x;
     }
@@ -98,7 +120,12 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
   const Real* from = pool + std::size_t(src.patch) * patch_reals +
                      std::size_t(first_field) * mesh::kPatchCells + src.cell;
   for (int v = 0; v < nfields; ++v) {
-    const Real x = from[std::size_t(v) * mesh::kPatchCells];
+    Real x;
+    if (state(v, x)) {
+      out[std::size_t(v) * n3] = x;
+      continue;
+    }
+    x = from[std::size_t(v) * mesh::kPatchCells];
     const int d = signs.component[v];
     out[std::size_t(v) * n3] = d >= 0 && ((src.flip >> d) & 1) ? -x : x;
   }
@@ -269,6 +296,7 @@ class CudaExecutor final : public Executor {
     if (rb.coarse.now < 0 || rb.coarse.now > 1 || rb.coarse.before < 0 || rb.coarse.before > 1)
       throw Error(ErrorKind::kInternal,
                   "a device-resident batch without the coarser level's slots");
+    const ProblemArgs problem = dm.problem_args(level, shape.ghost, rb.time);
     const CoarseArgs coarse{dm.coarse(level), dm.clamp(level),
                             CoarseValue{dm.pool(rb.coarse.now), dm.pool(rb.coarse.before),
                                         dm.patch_reals(), rb.coarse.weight}};
@@ -290,7 +318,10 @@ class CudaExecutor final : public Executor {
           shape.ghost, rb.in_first, gathered, signs,
           CoarseArgs{coarse.coarse + std::size_t(group) * kernels::kCoarseBlocks,
                      coarse.clamp + std::size_t(group) * kernels::kCoarseClamp, coarse.value},
-          tables.prolong, st.d_in.get() + first * in_reals, in_reals);
+          tables.prolong,
+          ProblemArgs{problem.side ? problem.side + std::size_t(group) * 6 : nullptr,
+                      problem.entries, problem.states, problem.nvar},
+          st.d_in.get() + first * in_reals, in_reals);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       if (gathered < shape.in_vars) {
         const std::size_t skip = std::size_t(gathered) * n3, pitch = in_reals * sizeof(Real);

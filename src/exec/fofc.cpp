@@ -163,13 +163,21 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     }
     {
       ScopedTimer t(s.timers, Stage::kSolve);
-      if (dm)
-        executor_.submit_resident(
-            *solver, st, count, *dm,
-            {entries[e].index, read, write, in.first, out.first, in.count, s.level,
-             coarse_slots(m, s.level, s.coarse_weight),
-             undo ? (entries[e].undo ? -s.dt : s.dt) : 0.0, !entries[e].undo});
-      else
+      if (dm) {
+        Executor::ResidentBatch rb{entries[e].index,
+                                   read,
+                                   write,
+                                   in.first,
+                                   out.first,
+                                   in.count,
+                                   s.level,
+                                   coarse_slots(m, s.level, s.coarse_weight),
+                                   undo ? (entries[e].undo ? -s.dt : s.dt) : 0.0,
+                                   !entries[e].undo};
+        rb.time = s.time;
+        dm->problem_ghosts(m, s.level, shape.ghost, s.time);
+        executor_.submit_resident(*solver, st, count, *dm, rb);
+      } else
         executor_.submit(*solver, st, count);
       executor_.wait(st);
     }

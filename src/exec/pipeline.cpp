@@ -292,8 +292,10 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   DeviceMesh* dm = s.resident;
-  if (dm)
+  if (dm) {
     check_resident(s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size());
+    dm->problem_ghosts(m, s.level, solver.shape().ghost, s.time);
+  }
   // With the buffer patches in flight: the interior groups first, in whole batches, then
   // the others once they have arrived (device-resident: the device copy's tables hold the
   // rank's groups in that order).
@@ -320,11 +322,14 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
         Staging& st = *staging_[k % 2];
         if (!dm) prepare_batch(s, pass, groups, b.first(k), b.groups(k), st);
         ScopedTimer t(s.timers, Stage::kSolve);
-        if (dm)
-          executor_.submit_resident(solver, st, b.groups(k), *dm,
-                                    {b.first(k), read, write, in.first, out.first, -1, s.level,
-                                     coarse_slots(m, s.level, s.coarse_weight), reflux_dt});
-        else
+        if (dm) {
+          Executor::ResidentBatch rb{
+              b.first(k), read, write,   in.first,
+              out.first,  -1,   s.level, coarse_slots(m, s.level, s.coarse_weight),
+              reflux_dt};
+          rb.time = s.time;
+          executor_.submit_resident(solver, st, b.groups(k), *dm, rb);
+        } else
           executor_.submit(solver, st, b.groups(k));
         in_flight[k % 2] = true;
       }

@@ -1,6 +1,7 @@
 #include "tessera/exec/resident.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -9,21 +10,25 @@ namespace tessera::exec {
 
 namespace {
 
-// Fills group `g`'s row of the tables; false when the group touches a problem-defined side
-// (whose states the host computes). `coarse` is set when a block inside the domain has no
-// same-level patch (it comes from the coarser level).
+// Fills group `g`'s row of the tables; returns whether the group touches a problem-defined
+// side (kernels::kSideProblem in its code: its states come from the host's ProblemGhosts).
+// `coarse` is set when a block inside the domain has no same-level patch (it comes from
+// the coarser level).
 bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code, bool& coarse) {
   const auto& geo = m.geometry();
   const int sides = m.neighbours().sides(first_patch);
   code = 0;
   coarse = false;
+  bool problem = false;
   for (int d = 0; d < 3; ++d)
     for (int s = 0; s < 2; ++s) {
       if (!(sides >> (2 * d + s) & 1)) continue;
       const mesh::Boundary b = geo.boundary[d][s];
-      if (b == mesh::Boundary::kProblem) return false;
-      code |= (b == mesh::Boundary::kReflecting ? kernels::kSideReflecting : kernels::kSideOutflow)
-              << (4 * d + 2 * s);
+      problem = problem || b == mesh::Boundary::kProblem;
+      const int kind = b == mesh::Boundary::kProblem      ? kernels::kSideProblem
+                       : b == mesh::Boundary::kReflecting ? kernels::kSideReflecting
+                                                          : kernels::kSideOutflow;
+      code |= kind << (4 * d + 2 * s);
     }
   // The mesh's neighbour table in the device layout: a patch, the coarser level, or -1
   // beyond the boundary.
@@ -32,7 +37,7 @@ bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code, 
     coarse = coarse || row[b] == mesh::kBlockCoarse;
     blocks[b] = row[b] >= 0 ? row[b] : row[b] == mesh::kBlockCoarse ? kernels::kGatherCoarse : -1;
   }
-  return true;
+  return problem;
 }
 
 // The parent level's patches around the group's parent and the domain's extent relative
@@ -64,15 +69,7 @@ bool level_is_self_contained(const mesh::Mesh& m, int level) {
   int blocks[kernels::kGatherBlocks], code = 0;
   bool coarse = false;
   for (const int g : m.groups(level))
-    if (!group_tables(m, g, blocks, code, coarse) || coarse) return false;
-  return true;
-}
-
-bool level_gathers_from_data(const mesh::Mesh& m, int level) {
-  int blocks[kernels::kGatherBlocks], code = 0;
-  bool coarse = false;
-  for (const int g : m.groups(level))
-    if (!group_tables(m, g, blocks, code, coarse)) return false;
+    if (group_tables(m, g, blocks, code, coarse) || coarse) return false;
   return true;
 }
 
@@ -105,12 +102,9 @@ GatherTables build_gather_tables(const mesh::Mesh& m, int level, const std::vect
   t.first_patch = groups;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     bool coarse = false;
-    if (!group_tables(m, groups[g], t.blocks.data() + g * kernels::kGatherBlocks, t.codes[g],
-                      coarse))
-      throw Error(ErrorKind::kInternal,
-                  strprintf("level %d: group of patch %d touches a problem-defined side, whose "
-                            "ghost zones the host computes; its data cannot stay on the device",
-                            level, groups[g]));
+    t.problem = group_tables(m, groups[g], t.blocks.data() + g * kernels::kGatherBlocks, t.codes[g],
+                             coarse) ||
+                t.problem;
     if (coarse)
       coarse_row(m, groups[g], t.coarse.data() + g * kernels::kCoarseBlocks,
                  t.clamp.data() + g * kernels::kCoarseClamp);
@@ -170,8 +164,62 @@ void prolong_family_host(mesh::Mesh& m, const ProlongTable& t, int i) {
   }
 }
 
+ProblemGhosts build_problem_ghosts(const mesh::Mesh& m, const GatherTables& t, int ghost,
+                                   double time) {
+  const mesh::ProblemBoundary& pb = m.problem_boundary();
+  const auto& geo = m.geometry();
+  const auto cells = m.level_cells(t.level);
+  const double dx = m.dx(t.level);
+  const int n = kernels::kGroupSize + 2 * ghost;
+  ProblemGhosts pg;
+  pg.ghost = ghost;
+  pg.nvar = pb.nvar;
+  pg.time = time;
+  pg.side.assign(std::size_t(t.groups()) * 6, -1);
+  std::vector<Real> u(std::max(pb.nvar, 1));
+  for (int g = 0; g < t.groups(); ++g) {
+    const auto& corner = m.patch(t.first_patch[g]).corner;
+    for (int d = 0; d < 3; ++d)
+      for (int s = 0; s < 2; ++s) {
+        if (kernels::side_kind(t.codes[g], d, s) != kernels::kSideProblem) continue;
+        if (!pb)
+          throw Error(ErrorKind::kInternal,
+                      "a problem-defined boundary without the problem's boundary states");
+        pg.side[std::size_t(g) * 6 + 2 * d + s] = static_cast<int>(pg.entries.size());
+        // Box cell by box cell in kernels::problem_entry's order, each asked as
+        // mesh/boundary.cpp asks it (the same position, periodic images inside the domain).
+        for (int layer = 0; layer < ghost; ++layer)
+          for (int b = 0; b < n; ++b)
+            for (int a = 0; a < n; ++a) {
+              int c[3];
+              c[d] = s == 0 ? -1 - layer : kernels::kGroupSize + layer;
+              c[(d + 1) % 3] = a - ghost;
+              c[(d + 2) % 3] = b - ghost;
+              std::array<double, 3> lo, hi;
+              for (int e = 0; e < 3; ++e) {
+                int x = corner[e] + c[e];
+                if (geo.periodic(e)) x = (x % cells[e] + cells[e]) % cells[e];
+                lo[e] = geo.xmin[e] + x * dx;
+                hi[e] = lo[e] + dx;
+              }
+              const mesh::GhostFill fill = pb.state(lo, hi, time, d, s, u.data());
+              if (fill == mesh::GhostFill::kState) {
+                pg.entries.push_back(static_cast<int>(pg.states.size() / std::max(pb.nvar, 1)));
+                pg.states.insert(pg.states.end(), u.begin(), u.begin() + pb.nvar);
+              } else {
+                pg.entries.push_back(fill == mesh::GhostFill::kReflecting
+                                         ? kernels::kGhostReflecting
+                                         : kernels::kGhostOutflow);
+              }
+            }
+      }
+  }
+  return pg;
+}
+
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
-                       int first, int count, Real* box, CoarseSlots cs) {
+                       int first, int count, Real* box, CoarseSlots cs,
+                       const ProblemGhosts* problem) {
   const int n3 = kernels::box_cells(ghost);
   const int* blocks = t.blocks.data() + std::size_t(g) * kernels::kGatherBlocks;
   const int* coarse = t.coarse.data() + std::size_t(g) * kernels::kCoarseBlocks;
@@ -185,17 +233,40 @@ void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int
     if (cs.weight == 0) return m.data(cs.before, patch)[i];
     return wo * m.data(cs.before, patch)[i] + wn * m.data(cs.now, patch)[i];
   };
+  // Problem-defined sides: the tables of this group's sides.
+  const int* sides[6] = {};
+  if (problem) {
+    if (problem->ghost != ghost)
+      throw Error(ErrorKind::kInternal, "problem-defined ghost cells built for another width");
+    for (int i = 0; i < 6; ++i) {
+      const int at = problem->side[std::size_t(g) * 6 + i];
+      sides[i] = at >= 0 ? problem->entries.data() + at : nullptr;
+    }
+  }
+  // A problem-defined side's state, where it is the cell's value.
+  const auto state = [&](const kernels::GatherSource& s, int v, Real& x) {
+    if (s.state < 0 || v >= problem->nvar) return false;
+    const int dir = fields[v].vector_component;
+    x = problem->states[std::size_t(s.state) * problem->nvar + v];
+    if (dir >= 0 && (s.state_flip >> dir) & 1) x = -x;
+    return true;
+  };
   for (int cell = 0; cell < n3; ++cell) {
-    const kernels::GatherSource s = kernels::gather_source(blocks, t.codes[g], ghost, cell);
+    const kernels::GatherSource s =
+        kernels::gather_source(blocks, t.codes[g], ghost, cell, problem ? sides : nullptr);
+    if (s.state >= 0 && !problem)
+      throw Error(ErrorKind::kInternal, "a problem-defined side without its ghost cells");
     if (s.patch == kernels::kGatherCoarse) {
       const bool inject =
           kernels::coarse_cell_injects(value, coarse, clamp, t.prolong, ghost, s.at);
       for (int v = 0; v < count; ++v) {
+        Real* to = &box[std::size_t(v) * n3 + cell];
+        if (state(s, first + v, *to)) continue;
         const int dir = fields[first + v].vector_component;
         Real mid;
         const Real p = kernels::prolonged(value, coarse, clamp, t.prolong, first + v, s.at, mid);
         const Real x = inject ? mid : p;
-        box[std::size_t(v) * n3 + cell] = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
+        *to = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
       }
       continue;
     }
@@ -203,9 +274,11 @@ void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int
       throw Error(ErrorKind::kInternal, "gather table reads a block beyond the boundary");
     const Real* u = m.data(slot, s.patch) + s.cell;
     for (int v = 0; v < count; ++v) {
+      Real* to = &box[std::size_t(v) * n3 + cell];
+      if (state(s, first + v, *to)) continue;
       const int dir = fields[first + v].vector_component;
       const Real x = u[std::size_t(first + v) * mesh::kPatchCells];
-      box[std::size_t(v) * n3 + cell] = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
+      *to = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
     }
   }
 }

@@ -277,6 +277,24 @@ TEST(GpuResident, AmrRelaxingTvdBlobMatchesStagedBitwise) {
       "amr_rtvd_blob");
 }
 
+// Problem-defined sides (the double Mach reflection: the post-shock inflow, the wall
+// behind the ramp's start and the moving shock along the top): their ghost cells are
+// evaluated on the host for each level step and gathered on the device from the tables,
+// uniform and with refinement; the same bits as the staged run.
+TEST(GpuResident, DoubleMachMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "double_mach/double_mach.toml",
+      {"mesh.nx=[64,16,16]", "mesh.xmax=[4,1,1]", "amr.max_level=0", "hydro.integrator=vl2"}, 16,
+      "double_mach");
+}
+
+TEST(GpuResident, AmrDoubleMachMatchesStagedBitwise) {
+  expect_resident_matches_staged("double_mach/double_mach.toml",
+                                 {"mesh.nx=[64,16,16]", "mesh.xmax=[4,1,1]", "amr.max_level=1",
+                                  "amr.regrid_interval=1", "hydro.integrator=rk2"},
+                                 12, "amr_double_mach");
+}
+
 TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   set_log_quiet(true);
   const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";
@@ -291,6 +309,11 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   EXPECT_TRUE(evolve::Simulation(with({"amr.max_level=1"})).device_resident());
   EXPECT_TRUE(evolve::Simulation(with({"amr.max_level=1", "gpu.resident=on"})).device_resident());
   EXPECT_FALSE(evolve::Simulation(with({"gpu.resident=off"})).device_resident());
+  // Problem-defined sides stay on the device too.
+  const Params dmr = load_run_params(
+      std::string(TESSERA_SOURCE_DIR) + "/problems/double_mach/double_mach.toml",
+      {"run.backend=cuda", "mesh.nx=[64,16,16]", "mesh.xmax=[4,1,1]", "output.enabled=false"});
+  EXPECT_TRUE(evolve::Simulation(dmr).device_resident());
 }
 
 // Device-resident levels on several ranks: 2, 3 and 4 virtual ranks (threads of one

@@ -9,6 +9,7 @@
 // fails here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -94,13 +95,12 @@ INSTANTIATE_TEST_SUITE_P(
       return s;
     });
 
-TEST(ResidentGather, ALevelWithCoarseFineFacesIsNotSelfContainedButGathersFromData) {
+TEST(ResidentGather, ALevelWithCoarseFineFacesIsNotSelfContained) {
   const auto g = box({32, 32, 32}, {{{O, O}, {O, O}, {O, O}}});
   mesh::Mesh m(g, physics::mhd_fields(0), {{{1, 2, 1}}});
   ASSERT_EQ(m.num_levels(), 2);
   EXPECT_TRUE(exec::level_is_self_contained(m, 0));
   EXPECT_FALSE(exec::level_is_self_contained(m, 1));
-  EXPECT_TRUE(exec::level_gathers_from_data(m, 1));
   EXPECT_TRUE(exec::build_gather_tables(m, 1).coarse_fine);
   EXPECT_FALSE(exec::build_gather_tables(m, 0).coarse_fine);
 }
@@ -247,6 +247,80 @@ INSTANTIATE_TEST_SUITE_P(
         if (ch == ' ') ch = '_';
       return s;
     });
+
+// Problem-defined sides (mesh::ProblemBoundary, as the double Mach reflection's): the host
+// gather with the sides' tables (ProblemGhosts, kernels::gather_source's problem branch)
+// against prepare_group, which asks the problem cell by cell, on a 3-level mesh whose
+// refined region touches problem-defined sides beside reflecting, outflow and periodic
+// ones. The problem answers with states, walls and outflow by position and time (so that
+// corners compose every pair), for the equations' fields only: the scalar after them
+// copies the nearest inside cell.
+TEST(ResidentGather, ProblemDefinedSidesEqualPrepareGroupBitForBit) {
+  mesh::testing::NestedSpec spec;
+  spec.cells = {48, 48, 32};
+  spec.sides = {{Boundary::kProblem, R}, {Boundary::kProblem, Boundary::kProblem}, {P, P}};
+  spec.centre = {0.06, 0.94, 0.3};
+  spec.radii = {0.3, 0.17};
+  for (const bool mhd : {true, false}) {
+    mesh::FieldRegistry fields = mhd ? physics::mhd_fields(1) : physics::hydro_fields(true, 1);
+    mesh::AdmissibleState check;
+    check.on = check.energy = true;
+    check.field = mhd;
+    check.gamma_minus_1 = Real(0.4);
+    fields.set_admissible(check);
+    mesh::Mesh m = mesh::testing::nested_mesh(spec, fields);
+    ASSERT_EQ(m.num_levels(), 3);
+    const int nvar = m.nvar() - 1;  // the problem's fields: all but the scalar
+    mesh::ProblemBoundary pb;
+    pb.nvar = nvar;
+    pb.state = [nvar](const std::array<double, 3>& lo, const std::array<double, 3>& hi, double t,
+                      int dim, int side, Real* u) {
+      const long k = std::lround(lo[0] * 96) + 3 * std::lround(lo[1] * 96) +
+                     5 * std::lround(hi[2] * 96) + dim + side;
+      if (k % 3 == 1) return mesh::GhostFill::kReflecting;
+      if (k % 3 == 2) return mesh::GhostFill::kOutflow;
+      for (int v = 0; v < nvar; ++v)
+        u[v] = Real(2 + 0.1 * v + 0.3 * lo[0] + 0.7 * hi[1] + 0.2 * lo[2] + t);
+      return mesh::GhostFill::kState;
+    };
+    m.set_problem_boundary(pb);
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    for (int slot = 0; slot < 2; ++slot)
+      for (int p = 0; p < m.num_patches(); ++p)
+        for (int v = 0; v < m.nvar(); ++v)
+          for (int i = 0; i < mesh::kPatchCells; ++i)
+            m.data(slot, p)[v * mesh::kPatchCells + i] = Real(u(rng) + (v == 4 ? 40 : 0));
+    const double time = 0.37;
+    long long states = 0;
+    for (int level = 0; level < m.num_levels(); ++level) {
+      const exec::GatherTables t = exec::build_gather_tables(m, level);
+      EXPECT_TRUE(t.problem);
+      EXPECT_FALSE(exec::level_is_self_contained(m, level));
+      for (const auto& [ghost, w, first, count] :
+           {std::tuple{kernels::kGhostVl2, 0.375, 0, m.nvar()},
+            std::tuple{kernels::kGhostRk2, 1.0, 1, 3},
+            std::tuple{kernels::kMaxGhost, 0.0, 0, m.nvar()}}) {
+        const exec::ProblemGhosts pg = exec::build_problem_ghosts(m, t, ghost, time);
+        states += static_cast<long long>(pg.states.size());
+        const std::size_t n3 = kernels::box_cells(ghost);
+        std::vector<Real> want(n3 * m.nvar()), got(n3 * m.nvar());
+        for (int g = 0; g < t.groups(); ++g) {
+          const int slot = m.current_slot(level);
+          exec::prepare_group(m, slot, t.first_patch[g], ghost, want.data(), w, {first, count},
+                              time);
+          gather_group_host(m, t, slot, g, ghost, first, count, got.data(),
+                            exec::coarse_slots(m, level, w), &pg);
+          for (std::size_t i = 0; i < n3 * count; ++i)
+            ASSERT_EQ(want[i], got[i])
+                << (mhd ? "MHD" : "hydro") << ": level " << level << ", ghost " << ghost
+                << ", group " << g << ", field " << first + i / n3 << ", box cell " << i % n3;
+        }
+      }
+    }
+    EXPECT_GT(states, 0);
+  }
+}
 
 TEST(ResidentGather, StaleTimeLevelIsRefusedOnTheHost) {
   mesh::Mesh m(box({16, 16, 16}, {{{P, P}, {P, P}, {P, P}}}), physics::hydro_fields(true, 0));

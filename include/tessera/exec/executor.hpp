@@ -102,6 +102,7 @@ class Executor {
     CoarseSlots coarse = {};
     double reflux_dt = 0;
     bool scatter = true;
+    double time = 0;  // the level's time: that of its problem-defined ghost cells
   };
   virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
                                DeviceMesh& dm, const ResidentBatch& rb);

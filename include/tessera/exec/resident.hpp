@@ -37,6 +37,7 @@ struct GatherTables {
   std::vector<int> clamp;          // kernels::kCoarseClamp per group
   kernels::ProlongFields prolong;  // the mesh's fields, as prolongation treats them
   bool coarse_fine = false;        // whether any group has a block on the coarser level
+  bool problem = false;            // whether any group touches a problem-defined side
   int groups() const { return static_cast<int>(first_patch.size()); }
 };
 
@@ -44,13 +45,10 @@ struct GatherTables {
 // periodic boundary (false where a finer level has coarse-fine faces, or a group touches a
 // problem-defined side).
 bool level_is_self_contained(const mesh::Mesh& m, int level);
-// Whether the gather tables can build every input box of `level` from patch data alone:
-// its own level, the coarser one, outflow, reflecting and periodic sides (false where a
-// group touches a problem-defined side, whose states the host computes).
-bool level_gathers_from_data(const mesh::Mesh& m, int level);
 
-// Throws Error(kInternal) when a group touches a problem-defined side. `groups` (first
-// patches): the groups and their order; null: every group of the level, in the mesh's order.
+// A problem-defined side is kernels::kSideProblem in `codes` (its cells from a
+// ProblemGhosts table). `groups` (first patches): the groups and their order; null: every
+// group of the level, in the mesh's order.
 GatherTables build_gather_tables(const mesh::Mesh& m, int level,
                                  const std::vector<int>* groups = nullptr);
 
@@ -80,13 +78,30 @@ ProlongTable build_prolong_table(const mesh::Mesh& m, const std::vector<int>& fa
 // parent's. Equals mesh::prolong_family bit for bit (the CPU tests check it).
 void prolong_family_host(mesh::Mesh& m, const ProlongTable& t, int i);
 
+// The ghost cells of the problem-defined sides of a level's groups at one time
+// (mesh::ProblemBoundary::state, as mesh/boundary.cpp asks it): for each group of the
+// tables, the offset in `entries` of each side's slab (kernels::problem_entry; -1 where
+// the side is not problem-defined), the entries (a state's index, kernels::kGhostOutflow or
+// kGhostReflecting), and the states, `nvar` reals each.
+struct ProblemGhosts {
+  int ghost = 0, nvar = 0;
+  double time = 0;
+  std::vector<int> side;     // 6 per group
+  std::vector<int> entries;  // per side: ghost layers x n x n
+  std::vector<Real> states;
+};
+ProblemGhosts build_problem_ghosts(const mesh::Mesh& m, const GatherTables& t, int ghost,
+                                   double time);
+
 // The host version of the gather kernel: group g's box of the fields
 // [first, first + count) from time level `slot`, [count][n][n][n], n = 16 + 2 ghost, with
-// coarse-fine ghost cells from the parent level's `coarse` time levels. Equals
+// coarse-fine ghost cells from the parent level's `coarse` time levels, and the
+// problem-defined sides' cells from `problem` (built for this ghost width). Equals
 // prepare_group bit for bit (the CPU tests check it); the GPU evaluates the same
 // kernels::gather_source and kernels/coarse_fine_gather.hpp per cell.
 void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int g, int ghost,
-                       int first, int count, Real* box, CoarseSlots coarse = {});
+                       int first, int count, Real* box, CoarseSlots coarse = {},
+                       const ProblemGhosts* problem = nullptr);
 
 // A mesh's patch data in device memory: both time levels of the store's pool, laid out as
 // on the host ([position][var][z][y][x]; on several ranks the store holds this rank's
@@ -121,6 +136,11 @@ class DeviceMesh {
   virtual bool regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
                       const std::vector<std::vector<int>>& groups, kernels::Physics physics,
                       const kernels::PhysicsParams& params, std::vector<double>& speeds) = 0;
+
+  // Problem-defined sides (GatherTables::problem): the ghost cells of `level`'s groups for
+  // gathers at box width `ghost` and time `time` (build_problem_ghosts), made on the host
+  // and sent to the device unless it has them already. A batch's time must be theirs.
+  virtual void problem_ghosts(const mesh::Mesh& m, int level, int ghost, double time) = 0;
 
   // Adaptive levels (docs/architecture.md, "Data residency"). The flux registers on the
   // device, with the layout of `r` (built for the mesh the tables were made from): the

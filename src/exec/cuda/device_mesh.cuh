@@ -18,6 +18,15 @@ namespace tessera::exec::gpu {
 
 using tessera::cuda::DeviceBuffer;
 
+// The problem-defined sides' ghost cells of a level for the gather kernel (ProblemGhosts on
+// the device): null `side` where the level has none.
+struct ProblemArgs {
+  const int* side = nullptr;  // 6 per group, offsets into `entries` (-1: not such a side)
+  const int* entries = nullptr;
+  const Real* states = nullptr;
+  int nvar = 0;
+};
+
 constexpr int kMaxFields = 32;
 struct FieldSigns {
   signed char component[kMaxFields];  // FieldInfo::vector_component of each input field
@@ -93,6 +102,31 @@ class CudaDeviceMesh final : public DeviceMesh {
   const int* coarse(int level) const { return levels_.at(level).coarse.get(); }
   const int* clamp(int level) const { return levels_.at(level).clamp.get(); }
   const FieldSigns& signs() const { return signs_; }
+
+  void problem_ghosts(const mesh::Mesh& m, int level, int ghost, double time) override {
+    Level& d = levels_.at(level);
+    if (!tables_[level].problem || (d.pg_ghost == ghost && d.pg_time == time)) return;
+    const ProblemGhosts pg = build_problem_ghosts(m, tables_[level], ghost, time);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // a batch in flight may read the last ones
+    d.pg_side = to_device(pg.side);
+    d.pg_entries = to_device(pg.entries);
+    d.pg_states = to_device(pg.states);
+    d.pg_nvar = pg.nvar;
+    d.pg_ghost = ghost;
+    d.pg_time = time;
+  }
+  // Those of a batch of `level` at box width `ghost` and time `time` (none where the level
+  // has no problem-defined side).
+  ProblemArgs problem_args(int level, int ghost, double time) const {
+    const Level& d = levels_.at(level);
+    if (!tables_[level].problem) return {};
+    if (d.pg_ghost != ghost || d.pg_time != time)
+      throw Error(ErrorKind::kInternal,
+                  strprintf("level %d: a batch at time %.17g without its problem-defined ghost "
+                            "cells (made for time %.17g)",
+                            level, time, d.pg_time));
+    return {d.pg_side.get(), d.pg_entries.get(), d.pg_states.get(), d.pg_nvar};
+  }
 
   // Adaptive levels (cuda_amr.cu; a regrid's data: cuda_regrid.cu).
   void grow(const mesh::Mesh& m, const std::function<void()>& reallocate) override;
@@ -194,6 +228,11 @@ class CudaDeviceMesh final : public DeviceMesh {
     int registers = 0, runs = 0;
     DeviceBuffer<Real> data, fine;
     DeviceBuffer<int> reg_position, reg_face, reg_runs, group_coarse, group_fine;
+    // Its problem-defined sides' ghost cells (problem_ghosts), for this width and time.
+    DeviceBuffer<int> pg_side, pg_entries;
+    DeviceBuffer<Real> pg_states;
+    int pg_nvar = 0, pg_ghost = -1;
+    double pg_time = 0;
   };
   DeviceBuffer<int> flux_vars_, restricted_;
   int nflux_ = 0, nrestricted_ = 0;
