@@ -76,9 +76,10 @@ std::vector<ParamSpec> core_specs() {
              "checkpoints, the log's totals and refinement criteria the GPU does not "
              "evaluate; regrids make their new patches on the GPU): auto does so for runs "
              "whose data "
-             "fit in the GPU's free memory (with refinement: on one rank) and that have no "
-             "self-gravity (problem-defined boundaries' ghost cells are evaluated on the host "
-             "per level step and sent), on insists, off stages every batch through the host"),
+             "fit in the GPU's free memory (with refinement: on one rank) and that have neither "
+             "self-gravity nor problem-defined boundaries, on insists (problem-defined "
+             "boundaries' ghost cells are then evaluated on the host per level step and sent), "
+             "off stages every batch through the host"),
       real("mpi", "coarse_fine_cost", 1.5, {1, 100},
            "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "
            "level (interpolated in space and time), in units of one that does not, when each "

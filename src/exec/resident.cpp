@@ -5,6 +5,7 @@
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
+#include "tessera/core/parallel.hpp"
 
 namespace tessera::exec {
 
@@ -171,49 +172,60 @@ ProblemGhosts build_problem_ghosts(const mesh::Mesh& m, const GatherTables& t, i
   const auto cells = m.level_cells(t.level);
   const double dx = m.dx(t.level);
   const int n = kernels::kGroupSize + 2 * ghost;
+  const int slab = ghost * n * n;  // entries per side
   ProblemGhosts pg;
   pg.ghost = ghost;
   pg.nvar = pb.nvar;
   pg.time = time;
   pg.side.assign(std::size_t(t.groups()) * 6, -1);
-  std::vector<Real> u(std::max(pb.nvar, 1));
-  for (int g = 0; g < t.groups(); ++g) {
-    const auto& corner = m.patch(t.first_patch[g]).corner;
+  // The sides first (group, dimension, side), each slab at its offset; then the cells, in
+  // parallel (the prepare stage asks the problem from several threads too). A state's
+  // index is its entry's: room for one per entry.
+  std::vector<std::array<int, 3>> sides;
+  for (int g = 0; g < t.groups(); ++g)
     for (int d = 0; d < 3; ++d)
-      for (int s = 0; s < 2; ++s) {
-        if (kernels::side_kind(t.codes[g], d, s) != kernels::kSideProblem) continue;
-        if (!pb)
-          throw Error(ErrorKind::kInternal,
-                      "a problem-defined boundary without the problem's boundary states");
-        pg.side[std::size_t(g) * 6 + 2 * d + s] = static_cast<int>(pg.entries.size());
-        // Box cell by box cell in kernels::problem_entry's order, each asked as
-        // mesh/boundary.cpp asks it (the same position, periodic images inside the domain).
-        for (int layer = 0; layer < ghost; ++layer)
-          for (int b = 0; b < n; ++b)
-            for (int a = 0; a < n; ++a) {
-              int c[3];
-              c[d] = s == 0 ? -1 - layer : kernels::kGroupSize + layer;
-              c[(d + 1) % 3] = a - ghost;
-              c[(d + 2) % 3] = b - ghost;
-              std::array<double, 3> lo, hi;
-              for (int e = 0; e < 3; ++e) {
-                int x = corner[e] + c[e];
-                if (geo.periodic(e)) x = (x % cells[e] + cells[e]) % cells[e];
-                lo[e] = geo.xmin[e] + x * dx;
-                hi[e] = lo[e] + dx;
-              }
-              const mesh::GhostFill fill = pb.state(lo, hi, time, d, s, u.data());
-              if (fill == mesh::GhostFill::kState) {
-                pg.entries.push_back(static_cast<int>(pg.states.size() / std::max(pb.nvar, 1)));
-                pg.states.insert(pg.states.end(), u.begin(), u.begin() + pb.nvar);
-              } else {
-                pg.entries.push_back(fill == mesh::GhostFill::kReflecting
-                                         ? kernels::kGhostReflecting
-                                         : kernels::kGhostOutflow);
-              }
+      for (int s = 0; s < 2; ++s)
+        if (kernels::side_kind(t.codes[g], d, s) == kernels::kSideProblem) {
+          pg.side[std::size_t(g) * 6 + 2 * d + s] = static_cast<int>(sides.size()) * slab;
+          sides.push_back({g, d, s});
+        }
+  if (sides.empty()) return pg;
+  if (!pb)
+    throw Error(ErrorKind::kInternal,
+                "a problem-defined boundary without the problem's boundary states");
+  pg.entries.resize(sides.size() * slab);
+  pg.states.resize(pg.entries.size() * pb.nvar);
+  ParallelErrors errors;
+#pragma omp parallel for schedule(dynamic)
+  for (std::size_t i = 0; i < sides.size(); ++i)
+    errors.run(static_cast<std::int64_t>(i), [&] {
+      const auto [g, d, s] = sides[i];
+      const auto& corner = m.patch(t.first_patch[g]).corner;
+      // Box cell by box cell in kernels::problem_entry's order, each asked as
+      // mesh/boundary.cpp asks it (the same position, periodic images inside the domain).
+      for (int layer = 0; layer < ghost; ++layer)
+        for (int b = 0; b < n; ++b)
+          for (int a = 0; a < n; ++a) {
+            int c[3];
+            c[d] = s == 0 ? -1 - layer : kernels::kGroupSize + layer;
+            c[(d + 1) % 3] = a - ghost;
+            c[(d + 2) % 3] = b - ghost;
+            std::array<double, 3> lo, hi;
+            for (int e = 0; e < 3; ++e) {
+              int x = corner[e] + c[e];
+              if (geo.periodic(e)) x = (x % cells[e] + cells[e]) % cells[e];
+              lo[e] = geo.xmin[e] + x * dx;
+              hi[e] = lo[e] + dx;
             }
-      }
-  }
+            const std::size_t e = i * slab + (std::size_t(layer) * n + b) * n + a;
+            Real* u = pg.states.data() + e * pb.nvar;
+            const mesh::GhostFill fill = pb.state(lo, hi, time, d, s, u);
+            pg.entries[e] = fill == mesh::GhostFill::kState        ? static_cast<int>(e)
+                            : fill == mesh::GhostFill::kReflecting ? kernels::kGhostReflecting
+                                                                   : kernels::kGhostOutflow;
+          }
+    });
+  errors.rethrow();
   return pg;
 }
 
