@@ -117,6 +117,18 @@ bool Simulation::refined_fit() {
   if (device_pool_room_ &&
       std::size_t(families) * mesh::kFamilySize > mesh_->pool_capacity_patches())
     mesh_->reserve_families(families);
+  // The device copy holds the host pool's whole capacity, which the host may have grown
+  // beyond this room on its own (a staged stretch of the run): then it stays staged.
+  const double held = double(mesh_->pool_capacity_patches()) * patch_bytes + memory_.device_bytes;
+  if (dev && held > 0.9 * dev->first) {
+    log_line(
+        "note: at step %ld the adaptive mesh's pool (%.2f GB with its spare capacity and the "
+        "buffers) does not fit in the GPU's %.2f GB free memory: it stays on the host and is "
+        "staged per batch",
+        step_, held / 1e9, dev->first / 1e9);
+    resident_mode_ = false;
+    return false;
+  }
   return true;
 }
 
@@ -142,10 +154,11 @@ void Simulation::drop_halo() {
 
 void Simulation::release_device() {
   sync_host();
-  // Adaptive levels: the other time level too. The host works on the whole pool next (a
-  // regrid moves families with both of their time levels), and the device copy is made
-  // again from it.
-  if (mesh_->num_levels() > 1) sync_all_slots();
+  // Adaptive runs: the other time level too. The host works on the whole pool next (a
+  // regrid moves families with both of their time levels and prolongs from both), and the
+  // device copy is made again from it. Also with one level left: a regrid on the device
+  // that removed every refined family left both host time levels stale.
+  if (refinement_.max_level > 0) sync_all_slots();
   free_device();
 }
 

@@ -138,6 +138,7 @@ bool CudaDeviceMesh::regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
                                   cudaMemcpyDeviceToHost));
     for (const double s : got) speeds[level] = std::max(speeds[level], s);
   }
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the moves are done before anything reads
   return true;
 }
 

@@ -263,11 +263,13 @@ void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int
     if (dir >= 0 && (s.state_flip >> dir) & 1) x = -x;
     return true;
   };
+  if (!problem)
+    for (int side = 0; side < 6; ++side)
+      if (kernels::side_kind(t.codes[g], side / 2, side % 2) == kernels::kSideProblem)
+        throw Error(ErrorKind::kInternal, "a problem-defined side without its ghost cells");
   for (int cell = 0; cell < n3; ++cell) {
     const kernels::GatherSource s =
         kernels::gather_source(blocks, t.codes[g], ghost, cell, problem ? sides : nullptr);
-    if (s.state >= 0 && !problem)
-      throw Error(ErrorKind::kInternal, "a problem-defined side without its ghost cells");
     if (s.patch == kernels::kGatherCoarse) {
       const bool inject =
           kernels::coarse_cell_injects(value, coarse, clamp, t.prolong, ghost, s.at);
