@@ -119,6 +119,30 @@ struct AmrCase {
 
 class ResidentGatherAmr : public ::testing::TestWithParam<AmrCase> {};
 
+// The refined meshes of these tests: the fields of MHD or of hydro with a scalar, with the
+// admissibility check that makes prolongation inject, on `spec`'s nested levels.
+mesh::Mesh amr_mesh(const mesh::testing::NestedSpec& spec, bool mhd) {
+  mesh::FieldRegistry fields = mhd ? physics::mhd_fields(1) : physics::hydro_fields(true, 1);
+  mesh::AdmissibleState check;
+  check.on = check.energy = true;
+  check.field = mhd;
+  check.gamma_minus_1 = Real(0.4);
+  fields.set_admissible(check);
+  return mesh::testing::nested_mesh(spec, fields);
+}
+
+// Both time levels of every patch: positive states with a large energy (field 4), or
+// random signs.
+void fill_random(mesh::Mesh& m, unsigned seed, bool positive) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(positive ? 0.5 : -1, positive ? 1.5 : 1);
+  for (int slot = 0; slot < 2; ++slot)
+    for (int p = 0; p < m.num_patches(); ++p)
+      for (int v = 0; v < m.nvar(); ++v)
+        for (int i = 0; i < mesh::kPatchCells; ++i)
+          m.data(slot, p)[v * mesh::kPatchCells + i] = Real(u(rng) + (positive && v == 4 ? 40 : 0));
+}
+
 TEST_P(ResidentGatherAmr, CoarseFineGhostsEqualPrepareGroupBitForBit) {
   const AmrCase& c = GetParam();
   mesh::testing::NestedSpec spec;
@@ -127,23 +151,10 @@ TEST_P(ResidentGatherAmr, CoarseFineGhostsEqualPrepareGroupBitForBit) {
   spec.centre = c.centre;
   spec.radii = {0.3, 0.17};
   for (const bool mhd : {true, false}) {
-    mesh::FieldRegistry fields = mhd ? physics::mhd_fields(1) : physics::hydro_fields(true, 1);
-    mesh::AdmissibleState check;
-    check.on = check.energy = true;
-    check.field = mhd;
-    check.gamma_minus_1 = Real(0.4);
-    fields.set_admissible(check);
-    mesh::Mesh m = mesh::testing::nested_mesh(spec, fields);
+    mesh::Mesh m = amr_mesh(spec, mhd);
     ASSERT_EQ(m.num_levels(), 3) << c.name;
     for (const bool positive : {true, false}) {
-      std::mt19937 rng(positive ? 3 : 5);
-      std::uniform_real_distribution<double> u(positive ? 0.5 : -1, positive ? 1.5 : 1);
-      for (int slot = 0; slot < 2; ++slot)
-        for (int p = 0; p < m.num_patches(); ++p)
-          for (int v = 0; v < m.nvar(); ++v)
-            for (int i = 0; i < mesh::kPatchCells; ++i)
-              m.data(slot, p)[v * mesh::kPatchCells + i] =
-                  Real(u(rng) + (positive && v == 4 ? 40 : 0));
+      fill_random(m, positive ? 3 : 5, positive);
       long long coarse_cells = 0;
       for (int level = 1; level < m.num_levels(); ++level) {
         const exec::GatherTables t = exec::build_gather_tables(m, level);
@@ -187,23 +198,10 @@ TEST_P(ResidentGatherAmr, NewFamiliesEqualProlongFamilyBitForBit) {
   spec.centre = c.centre;
   spec.radii = {0.3, 0.17};
   for (const bool mhd : {true, false}) {
-    mesh::FieldRegistry fields = mhd ? physics::mhd_fields(1) : physics::hydro_fields(true, 1);
-    mesh::AdmissibleState check;
-    check.on = check.energy = true;
-    check.field = mhd;
-    check.gamma_minus_1 = Real(0.4);
-    fields.set_admissible(check);
-    mesh::Mesh m = mesh::testing::nested_mesh(spec, fields);
+    mesh::Mesh m = amr_mesh(spec, mhd);
     ASSERT_EQ(m.num_levels(), 3) << c.name;
     for (const bool positive : {true, false}) {
-      std::mt19937 rng(positive ? 7 : 11);
-      std::uniform_real_distribution<double> u(positive ? 0.5 : -1, positive ? 1.5 : 1);
-      for (int slot = 0; slot < 2; ++slot)
-        for (int p = 0; p < m.num_patches(); ++p)
-          for (int v = 0; v < m.nvar(); ++v)
-            for (int i = 0; i < mesh::kPatchCells; ++i)
-              m.data(slot, p)[v * mesh::kPatchCells + i] =
-                  Real(u(rng) + (positive && v == 4 ? 40 : 0));
+      fill_random(m, positive ? 7 : 11, positive);
       // The finest level's parents in the other time level: prolongation reads the
       // parent level's current state only.
       m.flip_slots(1);
@@ -262,13 +260,7 @@ TEST(ResidentGather, ProblemDefinedSidesEqualPrepareGroupBitForBit) {
   spec.centre = {0.06, 0.94, 0.3};
   spec.radii = {0.3, 0.17};
   for (const bool mhd : {true, false}) {
-    mesh::FieldRegistry fields = mhd ? physics::mhd_fields(1) : physics::hydro_fields(true, 1);
-    mesh::AdmissibleState check;
-    check.on = check.energy = true;
-    check.field = mhd;
-    check.gamma_minus_1 = Real(0.4);
-    fields.set_admissible(check);
-    mesh::Mesh m = mesh::testing::nested_mesh(spec, fields);
+    mesh::Mesh m = amr_mesh(spec, mhd);
     ASSERT_EQ(m.num_levels(), 3);
     const int nvar = m.nvar() - 1;  // the problem's fields: all but the scalar
     mesh::ProblemBoundary pb;
@@ -284,13 +276,7 @@ TEST(ResidentGather, ProblemDefinedSidesEqualPrepareGroupBitForBit) {
       return mesh::GhostFill::kState;
     };
     m.set_problem_boundary(pb);
-    std::mt19937 rng(13);
-    std::uniform_real_distribution<double> u(0.5, 1.5);
-    for (int slot = 0; slot < 2; ++slot)
-      for (int p = 0; p < m.num_patches(); ++p)
-        for (int v = 0; v < m.nvar(); ++v)
-          for (int i = 0; i < mesh::kPatchCells; ++i)
-            m.data(slot, p)[v * mesh::kPatchCells + i] = Real(u(rng) + (v == 4 ? 40 : 0));
+    fill_random(m, 13, true);
     const double time = 0.37;
     long long states = 0;
     for (int level = 0; level < m.num_levels(); ++level) {
