@@ -77,8 +77,11 @@ std::vector<ParamSpec> core_specs() {
              "evaluate; regrids make their new patches on the GPU): auto does so for runs "
              "whose data "
              "fit in the GPU's free memory (with refinement: on one rank) and that have neither "
-             "self-gravity nor problem-defined boundaries, on insists (problem-defined "
-             "boundaries' ghost cells are then evaluated on the host per level step and sent), "
+             "problem-defined boundaries nor self-gravity with refinement or on several ranks "
+             "(self-gravity without refinement on one rank solves, kicks and keeps its "
+             "potential on the GPU), on insists (problem-defined "
+             "boundaries' ghost cells are then evaluated on the host per level step and sent; "
+             "refused for self-gravity with refinement), "
              "off stages every batch through the host"),
       real("mpi", "coarse_fine_cost", 1.5, {1, 100},
            "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "

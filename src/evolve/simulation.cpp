@@ -170,35 +170,41 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
   const bool on_gpu = executor_->name() != std::string("cpu");
   const bool refined = params_.integer("amr.max_level") > 0;
-  if (resident == "on" && (!on_gpu || (refined && comm.size() > 1)))
+  const bool self_gravity = params_.boolean("gravity.enabled");
+  if (resident == "on" && (!on_gpu || ((refined || self_gravity) && comm.size() > 1)))
     throw Error(
         ErrorKind::kInput,
         strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with refinement "
-                  "(amr.max_level > 0) one rank; this run has backend %s, amr.max_level = %lld "
-                  "and %d ranks",
+                  "(amr.max_level > 0) or self-gravity one rank; this run has backend %s, "
+                  "amr.max_level = %lld, gravity.enabled = %s and %d ranks",
                   executor_->name(), static_cast<long long>(params_.integer("amr.max_level")),
-                  comm.size()));
-  const bool self_gravity = params_.boolean("gravity.enabled");
+                  self_gravity ? "true" : "false", comm.size()));
+  // Self-gravity stays on the GPU with the data for a run without refinement on one rank
+  // (the root's density, cuFFT solve, potential and kicks: gravity/device_root.hpp); the
+  // refined levels' SOR, the potential correction and the slabs of several ranks work on
+  // the host's copy.
+  const bool gravity_on_host = self_gravity && (refined || comm.size() > 1);
   // Problem-defined sides: their ghost cells are evaluated on the host at every level step
   // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
   // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
   // tables' making (then serial) taking most of the loop: "auto" stages such runs, "on"
   // keeps them on the GPU.
   const bool problem_bc = mesh_->geometry().problem_boundaries();
-  if (resident == "auto" && on_gpu && self_gravity)
+  if (resident == "auto" && on_gpu && gravity_on_host)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the potential of "
-        "self-gravity is solved on the host between the GPU's hydro steps");
-  if (resident == "auto" && on_gpu && problem_bc && !self_gravity)
+        "self-gravity is solved on the host between the GPU's hydro steps (with refinement, "
+        "or on several ranks)");
+  if (resident == "auto" && on_gpu && problem_bc && !gravity_on_host)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are evaluated on the host (gpu.resident = \"on\" keeps the "
         "data on the GPU and sends them the ghost cells at every level step)");
-  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !self_gravity && !problem_bc)
+  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !gravity_on_host && !problem_bc)
     log_line(
         "note: the patch data stay on the host and are staged per batch: adaptive runs stay on "
         "the GPU on one rank only");
-  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !self_gravity &&
+  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !gravity_on_host &&
       (resident == "on" || !problem_bc)) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
@@ -208,7 +214,15 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
     const int ranks = comm.size();
     const double level_bytes =
         ranks == 1 ? memory_.root_bytes : std::min(1.0, 1.5 / ranks) * memory_.root_bytes;
-    const double need = level_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes;
+    // The root solve's buffers on the GPU (the cuFFT planes, spectrum and multipliers, as
+    // MemoryEstimate counts them on the host, and the resident root's density and two
+    // ghosted potentials).
+    const double gravity_bytes =
+        self_gravity ? sizeof(double) * double(mesh_->geometry().root_cell_count()) *
+                           (params_.string("gravity.boundary") == "periodic" ? 8.5 : 28.0)
+                     : 0.0;
+    const double need =
+        level_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes + gravity_bytes;
     const auto dev = exec::device_memory();
     if (dev && need > 0.95 * dev->first) {
       if (resident == "on")
@@ -233,7 +247,9 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
           refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
                     "it; a problem's own criterion, the Jeans length and the field criteria "
                     "flag on the host, with the levels copied back)"
-                  : "");
+          : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
+                           "too"
+                         : "");
     }
   }
   int batch = on_gpu ? batch_param : 0;

@@ -414,6 +414,20 @@ void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi)
   solver_.gather_ghosted(phi);
 }
 
+void SlabPoisson::solve_on_device(const double* device_rho, double four_pi_g, double mean,
+                                  double* device_ghosted) {
+  if (!device_ || comm_.size() != 1)
+    throw Error(ErrorKind::kInternal, "the root solve from GPU memory needs the GPU and one rank");
+  device_->solve_on_device(device_rho, n_[2], four_pi_g, periodic_ ? mean : 0.0,
+                           four_pi_g / (4 * std::numbers::pi), device_ghosted);
+}
+
+void RootPoissonSolver::solve_on_device(const double*, double, double, double*) {
+  throw Error(
+      ErrorKind::kInternal,
+      std::string("the root solve from GPU memory was asked of the ") + library() + " solver");
+}
+
 namespace {
 
 // The whole root grid on this process (one rank, or every rank of a gathered solve): the
@@ -421,15 +435,20 @@ namespace {
 class WholeRoot final : public RootPoissonSolver {
  public:
   WholeRoot(std::array<int, 3> n, double h, bool periodic, bool gpu)
-      : solver_(n, h, periodic, comm_, gpu) {}
+      : gpu_(gpu), solver_(n, h, periodic, comm_, gpu) {}
   // One rank: its ghosted planes are the whole extended grid, written straight to `out`.
   double solve(const double* rho, double four_pi_g, double* out) override {
     return solver_.solve(rho, four_pi_g, out);
   }
   const char* library() const override { return solver_.library(); }
   double last_device_seconds() const override { return solver_.last_device_seconds(); }
+  bool on_device() const override { return gpu_; }
+  void solve_on_device(const double* rho, double four_pi_g, double mean, double* phi) override {
+    solver_.solve_on_device(rho, four_pi_g, mean, phi);
+  }
 
  private:
+  bool gpu_;
   parallel::SerialComm comm_;
   SlabPoisson solver_;
 };

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "coarse_potential.hpp"
+#include "device_root.hpp"
 #include "kernels/gravity.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -45,11 +46,12 @@ void check_params(const Params& p, const mesh::Geometry& g) {
                               "domain; set gravity.boundary = \"isolated\"",
                               "xyz"[d], mesh::boundary_name(g.boundary[d][0])));
   }
-  if (p.string("gpu.resident") == "on")
+  if (p.string("gpu.resident") == "on" && p.integer("amr.max_level") > 0)
     throw Error(ErrorKind::kInput,
-                "gravity.enabled = true with gpu.resident = \"on\": the potential is solved "
-                "on the host between the GPU's hydro steps, so the patch data cannot stay on "
-                "the GPU; set gpu.resident = \"auto\" or \"off\"");
+                "gravity.enabled = true with gpu.resident = \"on\" and amr.max_level > 0: the "
+                "refined levels' potential is solved on the host between the GPU's hydro "
+                "steps, so their patch data cannot stay on the GPU (a run without refinement "
+                "can); set gpu.resident = \"auto\" or \"off\"");
 }
 
 SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mesh::Geometry& g,
@@ -123,8 +125,39 @@ void SelfGravity::make_solver() {
   }
 }
 
-void SelfGravity::solve(mesh::Mesh& m) {
+bool SelfGravity::on_device() const {
+  return gpu_ && !(comm_ && comm_->size() > 1);
+}
+
+void SelfGravity::make_host_current() const {
+  if (host_current_) return;
+  device_->download(phi_.data(), phi_prev_.data());
+  host_current_ = true;
+}
+
+void SelfGravity::make_device_current() const {
+  if (!device_) device_ = make_device_root_gravity(n_);
+  if (device_current_) return;
+  device_->upload(phi_.data(), phi_prev_.data());
+  device_current_ = true;
+}
+
+void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
   if (!solver_ && !slab_solver_) make_solver();
+  if (resident) {
+    // The root level's data are on the GPU only: its solve must be too.
+    if (!on_device() || !solver_ || !solver_->on_device())
+      throw Error(ErrorKind::kInternal,
+                  "a device-resident root level with a root solve that does not run on its GPU");
+    make_device_current();  // the last potential becomes the previous one there
+    mean_ =
+        device_->solve(m, *resident, *solver_, four_pi_g_, periodic_, phi_field_, source_field_);
+    host_current_ = false;
+    ++solves_;
+    return;
+  }
+  make_host_current();
+  device_current_ = false;
   phi_prev_.swap(phi_);
   if (slab_solver_) {
     scatter_root(m, *slab_solver_, rho_);
@@ -158,7 +191,16 @@ void SelfGravity::solve(mesh::Mesh& m) {
   ++solves_;
 }
 
-double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only) const {
+double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
+                         exec::DeviceMesh* resident) const {
+  if (resident) {
+    if (!on_device() || (only && only->size() != m.groups(0).size()))
+      throw Error(ErrorKind::kInternal,
+                  "a kick of a device-resident root level on several ranks or of some groups");
+    make_device_current();
+    return device_->kick(m, *resident, dt, h_, model_.physics(), model_.params());
+  }
+  make_host_current();
   const double inv_2h = 0.5 / h_;
   const bool energy = model_.has_energy();
   const auto& groups = only ? *only : m.groups(0);
@@ -465,6 +507,7 @@ void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_
 
 double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight,
                                  const std::vector<int>* only) const {
+  make_host_current();  // a resident root's last solve ran on the GPU
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const bool energy = model_.has_energy();
   const auto& groups = only ? *only : m.groups(level);
@@ -498,6 +541,7 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
 
 double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level,
                                        const std::vector<int>* only) const {
+  make_host_current();  // a resident root's last solve ran on the GPU
   if (level == 0) return root_acceleration_speed(m);
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const auto& groups = only ? *only : m.groups(level);
@@ -546,6 +590,7 @@ double SelfGravity::root_acceleration_speed(const mesh::Mesh& m) const {
 }
 
 double SelfGravity::potential_energy(const mesh::Mesh& m) const {
+  make_host_current();  // a resident root's last solve ran on the GPU
   // Summed per z-plane of the root grid, then in order: the same bits whatever the threads.
   const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
   std::vector<double> plane(n2, 0.0);

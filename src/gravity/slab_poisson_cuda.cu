@@ -199,13 +199,33 @@ class CudaSlabSolve final : public DeviceSlabSolve {
 
   void solve(const double* rho, int planes, double fill_scale, double mean, double mode_scale,
              double* ghosted) override {
+    run(rho, nullptr, planes, fill_scale, mean, mode_scale, ghosted, nullptr);
+  }
+  void solve_on_device(const double* rho, int planes, double fill_scale, double mean,
+                       double mode_scale, double* ghosted) override {
+    if (ranks_ != 1)
+      throw Error(ErrorKind::kInternal, "the root solve from GPU memory runs on one rank");
+    run(nullptr, rho, planes, fill_scale, mean, mode_scale, nullptr, ghosted);
+  }
+
+  double last_device_seconds() const override { return device_seconds_; }
+  double peer_bytes() const override { return peer_bytes_; }
+  double host_bytes() const override { return host_bytes_; }
+  std::string routes() const override { return routes_; }
+
+ private:
+  // The solve: the density from the host (`rho`, copied up through page-locked memory) or
+  // from the GPU (`device_rho`), the potential to the host (`ghosted`) or to the GPU
+  // (`device_ghosted`).
+  void run(const double* rho, const double* device_rho, int planes, double fill_scale, double mean,
+           double mode_scale, double* ghosted, double* device_ghosted) {
     cudaStream_t s = stream_.get();
     const int m0 = m_[0], m1 = m_[1], m2 = m_[2];
     const std::size_t plane = std::size_t(m1) * m0, cplane = std::size_t(m1) * nh_;
     const std::size_t row = std::size_t(m2) * nh_;
     std::exception_ptr error;
     try {
-      if (planes > 0) {
+      if (planes > 0 && !device_rho) {
         // Through page-locked memory: a copy from pageable memory runs at a fraction of the
         // bus's rate, and at 512^3 it took longer than the whole transform.
         const std::size_t count = std::size_t(planes) * n_[0] * n_[1];
@@ -216,9 +236,9 @@ class CudaSlabSolve final : public DeviceSlabSolve {
       TESSERA_CUDA_CHECK(cudaEventRecord(start_.get(), s));
       const long long in_cells = (long long)in_count() * plane;
       if (in_cells > 0) {
-        fill_input<<<blocks_for(in_cells), kThreads, 0, s>>>(rho_.get(), real_.get(), in_count(),
-                                                             planes, n_[0], n_[1], m0, m1,
-                                                             periodic_, fill_scale, mean);
+        fill_input<<<blocks_for(in_cells), kThreads, 0, s>>>(
+            device_rho ? device_rho : rho_.get(), real_.get(), in_count(), planes, n_[0], n_[1], m0,
+            m1, periodic_, fill_scale, mean);
         TESSERA_CUDA_CHECK(cudaGetLastError());
       }
       for (int z = 0; z < in_count(); ++z)
@@ -258,15 +278,16 @@ class CudaSlabSolve final : public DeviceSlabSolve {
       const long long ghost = (long long)out_count() * (n_[0] + 2) * (n_[1] + 2);
       if (ghost > 0) {
         gather_ghosted_planes<<<blocks_for(ghost), kThreads, 0, s>>>(
-            real_.get(), ghost_.get(), out_count(), n_[0], n_[1], m0, m1);
+            real_.get(), device_ghosted ? device_ghosted : ghost_.get(), out_count(), n_[0], n_[1],
+            m0, m1);
         TESSERA_CUDA_CHECK(cudaGetLastError());
       }
       TESSERA_CUDA_CHECK(cudaEventRecord(stop_.get(), s));
-      if (ghost > 0)
+      if (ghost > 0 && !device_ghosted)
         TESSERA_CUDA_CHECK(cudaMemcpyAsync(h_ghost_.get(), ghost_.get(), ghost * sizeof(double),
                                            cudaMemcpyDeviceToHost, s));
       TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
-      if (ghost > 0) parallel_copy(ghosted, h_ghost_.get(), std::size_t(ghost));
+      if (ghost > 0 && !device_ghosted) parallel_copy(ghosted, h_ghost_.get(), std::size_t(ghost));
       float ms = 0;
       TESSERA_CUDA_CHECK(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
       device_seconds_ = 1e-3 * ms;
@@ -276,12 +297,6 @@ class CudaSlabSolve final : public DeviceSlabSolve {
     comm_.agree(error);
   }
 
-  double last_device_seconds() const override { return device_seconds_; }
-  double peer_bytes() const override { return peer_bytes_; }
-  double host_bytes() const override { return host_bytes_; }
-  std::string routes() const override { return routes_; }
-
- private:
   int in_count() const { return in_.size(rank_); }
   int y_count() const { return rows_.size(rank_); }
   int out_count() const { return out_.size(rank_); }

@@ -295,6 +295,30 @@ TEST(GpuResident, AmrDoubleMachMatchesStagedBitwise) {
                                  12, "amr_double_mach");
 }
 
+// Self-gravity without refinement: the root density gathered from the device's pool, the
+// cuFFT solve from and to GPU memory, the potential written into the pool and the kicks
+// with their time-step speed, all on the GPU; the staged run gathers, kicks and takes the
+// speed on the host. Periodic (the Jeans wave: the mean density formed on the device),
+// isolated (the collapsing uniform sphere: the doubled grid's exterior potential in the
+// ghost layer), and isothermal gas (no energy kick).
+TEST(GpuResident, SelfGravityPeriodicMatchesStagedBitwise) {
+  expect_resident_matches_staged("jeans_wave/jeans_wave.toml", {"hydro.integrator=vl2"}, 16,
+                                 "jeans");
+}
+
+TEST(GpuResident, SelfGravityIsolatedMatchesStagedBitwise) {
+  expect_resident_matches_staged("uniform_sphere/uniform_sphere.toml",
+                                 {"mesh.nx=[32,32,32]", "hydro.integrator=rk2"}, 12, "sphere");
+}
+
+TEST(GpuResident, IsothermalSelfGravityMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "uniform_sphere/uniform_sphere.toml",
+      {"mesh.nx=[32,32,32]", "problem.radius=0.2", "hydro.eos=isothermal",
+       "hydro.iso_sound_speed=0.05", "hydro.integrator=vl2"},
+      12, "sphere_isothermal");
+}
+
 TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   set_log_quiet(true);
   const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";
@@ -319,6 +343,19 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   };
   EXPECT_FALSE(evolve::Simulation(dmr("auto")).device_resident());
   EXPECT_TRUE(evolve::Simulation(dmr("on")).device_resident());
+  // Self-gravity: resident without refinement; staged with it (the refined levels' SOR and
+  // the potential correction work on the host's copy), where "on" is refused.
+  auto sphere = [](std::vector<std::string> extra) {
+    std::vector<std::string> ov = {"run.backend=cuda", "mesh.nx=[16,16,16]",
+                                   "output.enabled=false"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    return load_run_params(
+        std::string(TESSERA_SOURCE_DIR) + "/problems/uniform_sphere/uniform_sphere.toml", ov);
+  };
+  EXPECT_TRUE(evolve::Simulation(sphere({})).device_resident());
+  EXPECT_TRUE(evolve::Simulation(sphere({"gpu.resident=on"})).device_resident());
+  EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1"})).device_resident());
+  EXPECT_THROW(evolve::Simulation(sphere({"amr.max_level=1", "gpu.resident=on"})), Error);
 }
 
 // Device-resident levels on several ranks: 2, 3 and 4 virtual ranks (threads of one

@@ -94,16 +94,18 @@ class GravityPass final : public exec::LevelPass {
   exec::PassStats run(const exec::LevelStep& s) override {
     ScopedTimer t(s.timers, Stage::kGravity);
     exec::PassStats stats;
+    // A device-resident root level (a run without refinement on one rank) is solved and
+    // kicked on the GPU.
     if (role_ == Role::kSolve) {
       if (s.level == 0)
-        gravity_.solve(s.mesh);
+        gravity_.solve(s.mesh, s.resident);
       else
         solve_refined(s);
       return stats;
     }
     const double dt = 0.5 * s.dt;
     if (s.level == 0)
-      stats.max_speed = gravity_.kick(s.mesh, dt, s.groups);
+      stats.max_speed = gravity_.kick(s.mesh, dt, s.groups, s.resident);
     else
       stats.max_speed = gravity_.kick_refined(
           s.mesh, s.level, dt, role_ == Role::kKickEnd ? s.coarse_weight_end : s.coarse_weight,

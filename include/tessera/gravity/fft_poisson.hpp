@@ -97,6 +97,11 @@ class SlabPoisson {
   const double* ghosted() const { return ghosted_.data(); }
   // A collective: every rank's ghosted planes, into the whole extended grid on every rank.
   void gather_ghosted(double* phi_ghosted) const;
+  // One rank, on the GPU (a device-resident run): the solve of the density in GPU memory
+  // ([n2][n1][n0]) into the ghosted potential in GPU memory, `mean` the density's mean as
+  // solve() forms it (periodic; ignored when isolated). The same bits as solve().
+  void solve_on_device(const double* device_rho, double four_pi_g, double mean,
+                       double* device_ghosted);
 
   const std::array<int, 3>& shape() const { return n_; }
   bool periodic() const { return periodic_; }
@@ -171,6 +176,11 @@ class RootPoissonSolver {
   // The GPU's time of the last solve without the copies between host and GPU, in seconds
   // (the benchmark's "device" column); 0 on the CPU.
   virtual double last_device_seconds() const { return 0; }
+  // Whether solve_on_device works (make_cufft_poisson's solver).
+  virtual bool on_device() const { return false; }
+  // The solve from GPU memory to GPU memory (SlabPoisson::solve_on_device).
+  virtual void solve_on_device(const double* device_rho, double four_pi_g, double mean,
+                               double* device_phi_ghosted);
 };
 
 // FFTW on the CPU (the solvers above).

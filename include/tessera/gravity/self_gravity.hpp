@@ -17,9 +17,14 @@
 #include "tessera/parallel/partition.hpp"
 #include "tessera/physics/model.hpp"
 
+namespace tessera::exec {
+class DeviceMesh;
+}
+
 namespace tessera::gravity {
 
 class RootPoissonSolver;
+class DeviceRootGravity;
 class SlabPoisson;
 class SelfGravity;
 
@@ -148,9 +153,9 @@ void gather_potential(const mesh::Mesh& mesh, int phi_field, int first_patch, do
 
 // What the [gravity] keys and the mesh make meaningless, as tessera::Error(kInput) naming
 // the keys: periodic gravity without periodic mesh boundaries (the mean density subtracted
-// by the Jeans swindle would be wrong for a bounded domain), gpu.resident = "on" (the
-// potential is solved on the host between the GPU's hydro steps). Nothing to check without
-// gravity.
+// by the Jeans swindle would be wrong for a bounded domain), gpu.resident = "on" with
+// refinement (the refined levels' potential is solved on the host between the GPU's hydro
+// steps). Nothing to check without gravity.
 void check_params(const Params& params, const mesh::Geometry& geometry);
 
 class SelfGravity {
@@ -184,12 +189,21 @@ class SelfGravity {
   // The potential of the root level's current density: written to the field phi of every
   // root patch (current time level) and kept, with one layer of ghost cells (periodic
   // images, or the free-space potential outside the domain), for the kicks.
-  void solve(mesh::Mesh& mesh);
+  // `resident`: the mesh's device copy, when the root level's data stay on the GPU; on one
+  // rank with the cuFFT solver (on_device()) the density, the solve and the potential then
+  // stay there too (device_root.hpp), with the same bits; the host's copy of the potential
+  // is brought up to date when something on the host reads it.
+  void solve(mesh::Mesh& mesh, exec::DeviceMesh* resident = nullptr);
   // A kick of length dt with the acceleration of the last solve on the root level's
   // current state (kernels::gravity_kick); returns the largest speed the time step must
   // respect after it: the gas's signal speed, or sqrt(h |g|) (dt <= cfl sqrt(h / |g|)).
-  // `groups`: the root groups to kick (all of them when null).
-  double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr) const;
+  // `groups`: the root groups to kick (all of them when null). `resident`: as for solve(),
+  // the kick then runs on the device copy's root level.
+  double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr,
+              exec::DeviceMesh* resident = nullptr) const;
+  // Whether solve() and kick() keep a resident root level's work on the GPU: the cuFFT
+  // solver on one rank (make_cufft_poisson).
+  bool on_device() const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
   // `groups`: the level's groups to kick (all of them when null).
@@ -212,7 +226,8 @@ class SelfGravity {
   // index in -1 .. n, one at least outside), interpolated in time at `weight` between the
   // previous solve and the last: with isolated boundaries the free-space potential there,
   // which a refined level touching the domain boundary takes for its ghost values (beyond
-  // the domain there is no coarse cell to interpolate from).
+  // the domain there is no coarse cell to interpolate from). Reads the host's copy: the
+  // caller has made it current (make_host_current) when the root solved on the GPU.
   double exterior(int i, int j, int k, double weight) const {
     const std::size_t a = ghosted(i, j, k);
     return weight == 1.0 ? phi_[a] : (1 - weight) * phi_prev_[a] + weight * phi_[a];
@@ -222,6 +237,9 @@ class SelfGravity {
   bool periodic() const { return periodic_; }
   // Poisson solves so far.
   int solves() const { return solves_; }
+  // The host's copy of the last two potentials from the GPU's, when the last solve ran
+  // there (not thread-safe: from the thread that steps the run).
+  void make_host_current() const;
 
  private:
   double root_acceleration_speed(const mesh::Mesh& mesh) const;
@@ -262,9 +280,18 @@ class SelfGravity {
   std::unique_ptr<SlabPoisson> slab_solver_;   // the grid over the ranks
   parallel::Comm* comm_ = nullptr;
   const parallel::Partition* partition_ = nullptr;
-  std::vector<double> rho_;       // root density, [n2][n1][n0] (slabs: this rank's planes)
-  std::vector<double> phi_;       // root potential with one ghost layer, [n2+2][n1+2][n0+2]
-  std::vector<double> phi_prev_;  // the same, of the solve before
+  std::vector<double> rho_;  // root density, [n2][n1][n0] (slabs: this rank's planes)
+  // The root potential with one ghost layer, [n2+2][n1+2][n0+2], and that of the solve
+  // before: on the host, and for a resident root level on the GPU (device_). Where they are
+  // current: the host's copy is brought up from the GPU's when read, and the GPU's from the
+  // host's before a device kick.
+  mutable std::vector<double> phi_;
+  mutable std::vector<double> phi_prev_;
+  mutable std::unique_ptr<DeviceRootGravity> device_;
+  mutable bool host_current_ = true;
+  mutable bool device_current_ = false;
+  // The GPU's copy, made current from the host's.
+  void make_device_current() const;
 };
 
 }  // namespace tessera::gravity

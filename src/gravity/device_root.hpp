@@ -1,0 +1,50 @@
+// The root level's self-gravity of a device-resident run on one rank (SelfGravity with a
+// DeviceMesh; docs/architecture.md, "Self-gravity" and "Data residency"): the density is
+// gathered from the device's pool into the root grid on the GPU, solved there with the
+// cuFFT root solver (RootPoissonSolver::solve_on_device), and the potential written into
+// the pool's phi field and kept, ghosted, on the GPU for the kicks. Nothing crosses the bus
+// but the mean density (periodic) and the kick's largest speed. The operations are the
+// host's (SelfGravity::solve and kick, kernels/gravity.hpp) with the same bits: the file is
+// compiled without contractions.
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "kernels/physics_kinds.hpp"
+#include "tessera/mesh/mesh.hpp"
+
+namespace tessera::exec {
+class DeviceMesh;
+}
+
+namespace tessera::gravity {
+
+class RootPoissonSolver;
+
+class DeviceRootGravity {
+ public:
+  virtual ~DeviceRootGravity() = default;
+  // The potential of the root level's current density in `dm` (plus the field
+  // `source_field` when >= 0): the last potential becomes the previous one, the new one is
+  // written to the field `phi_field` of every root patch (current time level) and kept with
+  // its ghost layer. Returns the mean density subtracted (periodic), formed as
+  // SlabPoisson::solve forms it.
+  virtual double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
+                       double four_pi_g, bool periodic, int phi_field, int source_field) = 0;
+  // SelfGravity::kick on every root patch of `dm`'s current state with the last potential;
+  // returns the largest speed the time step must respect.
+  virtual double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
+                      kernels::Physics physics, const kernels::PhysicsParams& params) = 0;
+  // The ghosted potentials (last and previous solve, [n2 + 2][n1 + 2][n0 + 2]) between the
+  // host and the GPU.
+  virtual void download(double* phi, double* phi_prev) = 0;
+  virtual void upload(const double* phi, const double* phi_prev) = 0;
+  // GPU memory it holds, bytes.
+  virtual double bytes() const = 0;
+};
+
+// For a root grid of n cells; throws Error(kInput) in a build without the CUDA backend.
+std::unique_ptr<DeviceRootGravity> make_device_root_gravity(std::array<int, 3> n);
+
+}  // namespace tessera::gravity

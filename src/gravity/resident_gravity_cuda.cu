@@ -1,0 +1,231 @@
+// The root level's self-gravity of a device-resident run (device_root.hpp): the gathers,
+// the kicks and the potential's copy into the pool as kernels on the device's pool, around
+// the cuFFT root solve. Compiled without contractions (CMakeLists.txt: --fmad=false): the
+// kicks and the speeds equal the host's SelfGravity::kick bit for bit, so that a resident
+// run equals the staged one.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/gravity.hpp"
+#include "src/exec/cuda/cuda_util.cuh"
+#include "src/exec/cuda/device_mesh.cuh"
+#include "src/gravity/device_root.hpp"
+#include "tessera/gravity/fft_poisson.hpp"
+
+namespace tessera::gravity {
+
+namespace {
+
+using cuda::DeviceBuffer;
+constexpr int kN = mesh::kPatchSize;
+constexpr int kCells = static_cast<int>(mesh::kPatchCells);
+
+// Index of root cell (i, j, k), ghost layer included (-1 .. n), in the ghosted potential.
+__device__ inline std::size_t ghosted(int i, int j, int k, int n0, int n1) {
+  return (std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1);
+}
+
+// One block per root patch, one thread per cell: rho[k][j][i] of the root grid from the
+// patch's density (and the correction's source), as SelfGravity::solve gathers it.
+__global__ void gather_density(const Real* pool, std::size_t patch_reals,
+                               const int* __restrict__ position, const int* __restrict__ corner,
+                               int source_field, double* rho, int n0, int n1) {
+  const int p = blockIdx.x, a = threadIdx.x;
+  const Real* u = pool + std::size_t(position[p]) * patch_reals;
+  const int i = a % kN, j = (a / kN) % kN, k = a / (kN * kN);
+  const int* c = corner + 3 * p;
+  const double v = source_field >= 0
+                       ? double(u[a]) + double(u[std::size_t(source_field) * kCells + a])
+                       : double(u[a]);
+  rho[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = v;
+}
+
+// The mean as SlabPoisson::solve forms it: each z-plane summed in order (one thread per
+// plane), then the planes in order, divided by the cells.
+__global__ void plane_sums(const double* rho, std::size_t plane, int n2, double* sums) {
+  const int z = blockIdx.x * blockDim.x + threadIdx.x;
+  if (z >= n2) return;
+  const double* r = rho + std::size_t(z) * plane;
+  double s = 0;
+  for (std::size_t c = 0; c < plane; ++c) s += r[c];
+  sums[z] = s;
+}
+__global__ void grid_mean_of(const double* sums, int n2, double cells, double* mean) {
+  double sum = 0;
+  for (int z = 0; z < n2; ++z) sum += sums[z];
+  *mean = sum / cells;
+}
+
+// The potential of each root cell into the patch's field phi.
+__global__ void scatter_potential(Real* pool, std::size_t patch_reals,
+                                  const int* __restrict__ position, const int* __restrict__ corner,
+                                  int phi_field, const double* __restrict__ phi, int n0, int n1) {
+  const int p = blockIdx.x, a = threadIdx.x;
+  const int i = a % kN, j = (a / kN) % kN, k = a / (kN * kN);
+  const int* c = corner + 3 * p;
+  pool[std::size_t(position[p]) * patch_reals + std::size_t(phi_field) * kCells + a] =
+      Real(phi[ghosted(c[0] + i, c[1] + j, c[2] + k, n0, n1)]);
+}
+
+// SelfGravity::kick on one cell per thread (kernels::gravity_acceleration from the ghosted
+// potential, kernels::gravity_kick), and the largest of the gas's signal speed and
+// sqrt(h |g|) over the block into *speed (a maximum: exact in any order; non-negative
+// doubles order as their bit patterns).
+template <class Phys>
+__global__ void kick_kernel(Real* pool, std::size_t patch_reals, const int* __restrict__ position,
+                            const int* __restrict__ corner, const double* __restrict__ phi, int n0,
+                            int n1, double inv_2h, double h, Real dt, bool energy,
+                            const typename Phys::Params params, unsigned long long* speed) {
+  __shared__ double most[kCells];
+  const int p = blockIdx.x, a = threadIdx.x;
+  const int* c = corner + 3 * p;
+  const int I = c[0] + a % kN, J = c[1] + (a / kN) % kN, K = c[2] + a / (kN * kN);
+  const double lo[3] = {phi[ghosted(I - 1, J, K, n0, n1)], phi[ghosted(I, J - 1, K, n0, n1)],
+                        phi[ghosted(I, J, K - 1, n0, n1)]};
+  const double hi[3] = {phi[ghosted(I + 1, J, K, n0, n1)], phi[ghosted(I, J + 1, K, n0, n1)],
+                        phi[ghosted(I, J, K + 1, n0, n1)]};
+  Real acc[3];
+  kernels::gravity_acceleration(lo, hi, inv_2h, acc);
+  Real* cell = pool + std::size_t(position[p]) * patch_reals + a;
+  kernels::gravity_kick(cell, mesh::kPatchCells, acc, dt, energy);
+  typename Phys::Vars u;
+  for (int v = 0; v < Phys::kNumVars; ++v) u[v] = cell[std::size_t(v) * kCells];
+  const double g2 = double(acc[0]) * acc[0] + double(acc[1]) * acc[1] + double(acc[2]) * acc[2];
+  most[a] = fmax(double(Phys::max_signal_speed(Phys::cons_to_prim(u, params), params)),
+                 sqrt(h * sqrt(g2)));
+  __syncthreads();
+  for (int s = kCells / 2; s > 0; s /= 2) {
+    if (a < s) most[a] = fmax(most[a], most[a + s]);
+    __syncthreads();
+  }
+  if (a == 0) atomicMax(speed, static_cast<unsigned long long>(__double_as_longlong(most[0])));
+}
+
+class CudaRootGravity final : public DeviceRootGravity {
+ public:
+  explicit CudaRootGravity(std::array<int, 3> n) : n_(n) {
+    const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
+    const std::size_t ghosted = std::size_t(n[0] + 2) * (n[1] + 2) * (n[2] + 2);
+    rho_ = DeviceBuffer<double>(cells);
+    for (auto& p : phi_) p = DeviceBuffer<double>(ghosted);
+    sums_ = DeviceBuffer<double>(std::size_t(n[2]));
+    mean_ = DeviceBuffer<double>(1);
+    speed_ = DeviceBuffer<unsigned long long>(1);
+  }
+
+  double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
+               double four_pi_g, bool periodic, int phi_field, int source_field) override {
+    auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    tables(m);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the passes before wrote the pool
+    Real* pool = d.pool(m.current_slot(0));
+    gather_density<<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
+                                         source_field, rho_.get(), n_[0], n_[1]);
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    double mean = 0;
+    if (periodic) {
+      const std::size_t plane = std::size_t(n_[0]) * n_[1];
+      plane_sums<<<(n_[2] + 127) / 128, 128>>>(rho_.get(), plane, n_[2], sums_.get());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+      grid_mean_of<<<1, 1>>>(sums_.get(), n_[2], double(plane) * n_[2], mean_.get());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+      TESSERA_CUDA_CHECK(cudaMemcpy(&mean, mean_.get(), sizeof mean, cudaMemcpyDeviceToHost));
+    } else {
+      TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    std::swap(phi_[0], phi_[1]);
+    solver.solve_on_device(rho_.get(), four_pi_g, mean, phi_[0].get());
+    scatter_potential<<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
+                                            phi_field, phi_[0].get(), n_[0], n_[1]);
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    return mean;
+  }
+
+  double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
+              kernels::Physics physics, const kernels::PhysicsParams& params) override {
+    auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    tables(m);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    TESSERA_CUDA_CHECK(cudaMemset(speed_.get(), 0, sizeof(unsigned long long)));
+    Real* pool = d.pool(m.current_slot(0));
+    const double inv_2h = 0.5 / h;
+    const auto launch = [&](auto phys, const auto& prm, bool energy) {
+      using P = decltype(phys);
+      kick_kernel<P><<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
+                                           phi_[0].get(), n_[0], n_[1], inv_2h, h, Real(dt), energy,
+                                           prm, speed_.get());
+    };
+    switch (physics) {
+      case kernels::Physics::kAdiabatic:
+        launch(kernels::HydroAdiabatic{}, params.adiabatic, true);
+        break;
+      case kernels::Physics::kIsothermal:
+        launch(kernels::HydroIsothermal{}, params.isothermal, false);
+        break;
+      case kernels::Physics::kMhd:
+        launch(kernels::MhdGlm{}, params.mhd, true);
+        break;
+    }
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    unsigned long long bits = 0;
+    TESSERA_CUDA_CHECK(cudaMemcpy(&bits, speed_.get(), sizeof bits, cudaMemcpyDeviceToHost));
+    double speed = 0;
+    std::memcpy(&speed, &bits, sizeof speed);
+    return speed;
+  }
+
+  void download(double* phi, double* phi_prev) override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(phi, phi_[0].get(), phi_[0].size() * sizeof(double), cudaMemcpyDeviceToHost));
+    TESSERA_CUDA_CHECK(cudaMemcpy(phi_prev, phi_[1].get(), phi_[1].size() * sizeof(double),
+                                  cudaMemcpyDeviceToHost));
+  }
+  void upload(const double* phi, const double* phi_prev) override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(phi_[0].get(), phi, phi_[0].size() * sizeof(double), cudaMemcpyHostToDevice));
+    TESSERA_CUDA_CHECK(cudaMemcpy(phi_[1].get(), phi_prev, phi_[1].size() * sizeof(double),
+                                  cudaMemcpyHostToDevice));
+  }
+  double bytes() const override {
+    return double(rho_.size() + 2 * phi_[0].size() + sums_.size()) * sizeof(double) +
+           double(position_.size() + corner_.size()) * sizeof(int);
+  }
+
+ private:
+  // The root patches' pool positions and corners (again when a regrid moved them).
+  void tables(const mesh::Mesh& m) {
+    std::vector<int> position, corner;
+    for (const int g : m.groups(0))
+      for (int c = 0; c < mesh::kFamilySize; ++c) {
+        position.push_back(exec::gpu::CudaDeviceMesh::position(m, g + c));
+        for (const int x : m.patch(g + c).corner) corner.push_back(x);
+      }
+    if (position == host_position_ && corner == host_corner_) return;
+    position_ = exec::gpu::CudaDeviceMesh::to_device(position);
+    corner_ = exec::gpu::CudaDeviceMesh::to_device(corner);
+    host_position_ = std::move(position);
+    host_corner_ = std::move(corner);
+    patches_ = static_cast<int>(host_position_.size());
+  }
+
+  std::array<int, 3> n_;
+  DeviceBuffer<double> rho_, sums_, mean_;
+  DeviceBuffer<double> phi_[2];  // ghosted: the last solve's, the one before
+  DeviceBuffer<unsigned long long> speed_;
+  DeviceBuffer<int> position_, corner_;
+  std::vector<int> host_position_, host_corner_;
+  int patches_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceRootGravity> make_device_root_gravity(std::array<int, 3> n) {
+  return std::make_unique<CudaRootGravity>(n);
+}
+
+}  // namespace tessera::gravity
