@@ -1,0 +1,131 @@
+// A refined level's potential box for its Poisson solve and kicks, evaluated from tables
+// (the groundwork of self-gravity on device-resident adaptive levels; docs/architecture.md,
+// "Self-gravity"): the same values as gravity::gather_potential, which gathers the parent's
+// potential with two ghost layers at a time weight (mesh::gather_box: time interpolation,
+// cells beyond a non-periodic side copied from the nearest inside cell), continues it
+// beyond the domain (linearly; next to an isolated root, the root's free-space potential),
+// and interpolates the group's ghost layer from it (tensor-product quadratic, third order;
+// Schive et al. 2010 §2.3) where no same-level neighbour gives it. The parent's box is made
+// in passes over its 12^3 cells, each pass reading only cells the pass does not write, so
+// that a thread block can make it in shared memory with a barrier between passes as the
+// host makes it cell after cell. Compiled without contractions on the GPU: the host's bits.
+#pragma once
+
+#include "kernels/coarse_fine_gather.hpp"
+
+namespace tessera::kernels {
+
+// The parent's potential box: the parent patch and two ghost layers, [k][j][i], box cell
+// (i, j, k) at parent-level cell corner - 2 + (i, j, k).
+inline constexpr int kPotentialBox = kPatchSize + 4;
+inline constexpr int kPotentialBoxCells = kPotentialBox * kPotentialBox * kPotentialBox;
+
+// Where the box lies: the parent's first cell and its level's cells per axis (parent-level
+// coordinates), which axes are periodic.
+struct PotentialBoxPlace {
+  int corner[3];
+  int cells[3];
+  bool periodic[3];
+};
+
+TESSERA_HD constexpr int potential_box_index(int i, int j, int k) {
+  return (k * kPotentialBox + j) * kPotentialBox + i;
+}
+
+// Pass 0: box cell (i, j, k) from the parent level through `value(patch, cell)` (the
+// time-interpolated potential of a patch's cell), coordinates beyond a non-periodic side
+// clamped inside (coarse_at, with the coarse table of the group's parent).
+template <class Value>
+TESSERA_HD Real potential_box_cell(const Value& value, const int* patches, const int* clamp, int i,
+                                   int j, int k) {
+  const auto v = [&](int patch, int, int cell, bool) { return value(patch, cell); };
+  return coarse_at(v, patches, clamp, 0, false, i - 2, j - 2, k - 2);
+}
+
+// Passes 1 to 3 (axis d = 0, 1, 2): beyond a non-periodic side the box continues the two
+// inside cells next to it linearly along d (gravity's continue_linearly: a + dist (a - b)),
+// for cell (i, j, k) of the box; a cell inside along d is left as it is.
+TESSERA_HD inline void continue_potential_cell(Real* box, const PotentialBoxPlace& p, int d, int i,
+                                               int j, int k) {
+  constexpr int n = kPotentialBox;
+  if (p.periodic[d]) return;
+  const int lo = p.corner[d] - 2;
+  const int below = -lo < 0 ? 0 : (-lo > n ? n : -lo);  // box cells [0, below) outside
+  const int up = p.cells[d] - lo;
+  const int above = up < 0 ? 0 : (up > n ? n : up);  // [above, n) outside
+  if ((below == 0 && above == n) || above - below < 2) return;
+  const int idx[3] = {i, j, k};
+  const int q = idx[d];
+  if (q >= below && q < above) return;
+  const int edge = q < below ? below : above - 1;  // the inside cell next to it
+  const int step = q < below ? 1 : -1;             // inward
+  int e0[3] = {i, j, k}, e1[3] = {i, j, k};
+  e0[d] = edge;
+  e1[d] = edge + step;
+  const Real a = box[potential_box_index(e0[0], e0[1], e0[2])];
+  const Real b = box[potential_box_index(e1[0], e1[1], e1[2])];
+  const int dist = q < below ? below - q : q - (above - 1);
+  box[potential_box_index(i, j, k)] = a + Real(dist) * (a - b);
+}
+
+// Pass 4, a parent on the root level of an isolated solve only: a box cell just outside
+// the domain (at most one cell beyond it along every axis that it is beyond, none of them
+// periodic) takes the root's free-space potential there, `exterior(gi, gj, gk)` (root
+// cell coordinates, -1 .. n).
+template <class Exterior>
+TESSERA_HD void exterior_potential_cell(Real* box, const PotentialBoxPlace& p,
+                                        const Exterior& exterior, int i, int j, int k) {
+  const int g[3] = {p.corner[0] - 2 + i, p.corner[1] - 2 + j, p.corner[2] - 2 + k};
+  bool outside = false, layer = true;
+  for (int d = 0; d < 3; ++d) {
+    const bool out = g[d] < 0 || g[d] >= p.cells[d];
+    if (out && p.periodic[d]) layer = false;  // a periodic image: as it is
+    if (out) outside = true;
+    if (g[d] < -1 || g[d] > p.cells[d]) layer = false;
+  }
+  if (outside && layer) box[potential_box_index(i, j, k)] = Real(exterior(g[0], g[1], g[2]));
+}
+
+// Passes 5 to 7 (axis d), after pass 4: the layer two cells beyond a non-periodic side
+// continues the exterior layer and the inside cell linearly along d (2 a1 - a0).
+TESSERA_HD inline void continue_exterior_cell(Real* box, const PotentialBoxPlace& p, int d, int i,
+                                              int j, int k) {
+  constexpr int n = kPotentialBox;
+  if (p.periodic[d]) return;
+  int idx[3] = {i, j, k};
+  const int q = p.corner[d] - 2 + idx[d];
+  if (q != -2 && q != p.cells[d] + 1) return;
+  const int step = q < 0 ? 1 : -1;  // inward
+  int a1[3] = {i, j, k}, a0[3] = {i, j, k};
+  a1[d] += step;
+  a0[d] += 2 * step;
+  if (a0[d] < 0 || a0[d] >= n) return;
+  box[potential_box_index(i, j, k)] = 2 * box[potential_box_index(a1[0], a1[1], a1[2])] -
+                                      box[potential_box_index(a0[0], a0[1], a0[2])];
+}
+
+// The ghost value of the group's box cell b (relative to the group's first cell, -1 .. 16
+// per axis) from the parent's finished box: gravity's interpolate_potential, in its order.
+TESSERA_HD inline Real interpolate_potential_cell(const Real* box, const int b[3]) {
+  int c[3];
+  Real w[3][3];
+  for (int d = 0; d < 3; ++d) {
+    const int coarse = floor_half(b[d]);
+    const bool upper = b[d] - 2 * coarse == 1;
+    c[d] = coarse + 2;
+    w[d][0] = upper ? Real(-3) / 32 : Real(5) / 32;
+    w[d][1] = Real(15) / 16;
+    w[d][2] = upper ? Real(5) / 32 : Real(-3) / 32;
+  }
+  Real value = 0;
+  for (int k = 0; k < 3; ++k)
+    for (int j = 0; j < 3; ++j) {
+      Real row = 0;
+      for (int i = 0; i < 3; ++i)
+        row += w[0][i] * box[potential_box_index(c[0] + i - 1, c[1] + j - 1, c[2] + k - 1)];
+      value += w[1][j] * w[2][k] * row;
+    }
+  return value;
+}
+
+}  // namespace tessera::kernels

@@ -1,0 +1,129 @@
+#include "src/gravity/potential_tables.hpp"
+
+#include <algorithm>
+
+#include "kernels/poisson_sor.hpp"
+#include "tessera/core/error.hpp"
+#include "tessera/exec/resident.hpp"
+#include "tessera/gravity/self_gravity.hpp"
+
+namespace tessera::gravity {
+
+namespace {
+constexpr int kN = mesh::kPatchSize;
+constexpr int kBox = kernels::kPotentialBox;
+}  // namespace
+
+PotentialTables build_potential_tables(const mesh::Mesh& m, int level,
+                                       const std::vector<int>* groups, const SelfGravity* root) {
+  if (level < 1 || level >= m.num_levels())
+    throw Error(ErrorKind::kInternal, "potential tables of a level without a coarser one");
+  PotentialTables t;
+  t.level = level;
+  t.first_patch = groups ? *groups : m.groups(level);
+  const exec::ProlongTable p = exec::build_prolong_table(m, t.first_patch);
+  t.coarse = p.coarse;
+  t.clamp = p.clamp;
+  const auto cells = m.level_cells(level - 1);
+  for (const int first : t.first_patch) {
+    const int* row = m.neighbours().row(first);
+    t.blocks.insert(t.blocks.end(), row, row + kernels::kGatherBlocks);
+    const auto& parent = m.patch(m.patch(first).parent);
+    kernels::PotentialBoxPlace place{};
+    for (int d = 0; d < 3; ++d) {
+      place.corner[d] = parent.corner[d];
+      place.cells[d] = static_cast<int>(cells[d]);
+      place.periodic[d] = m.geometry().periodic(d);
+    }
+    t.place.push_back(place);
+  }
+  t.root_exterior = level == 1 && root && !root->periodic();
+  return t;
+}
+
+void parent_potential_box(const mesh::Mesh& m, const PotentialTables& t, int g, int phi_field,
+                          double weight, Real* box, const SelfGravity* root) {
+  const int coarse_level = t.level - 1;
+  const int now = m.current_slot(coarse_level), before = m.next_slot(coarse_level);
+  const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
+  // mesh::gather_box's time interpolation of a two-level field.
+  const Real wn = Real(weight), wo = Real(1 - weight);
+  const auto value = [&](int patch, int cell) {
+    const Real a = m.data(now, patch)[off + cell];
+    if (weight == 1) return a;
+    const Real b = m.data(before, patch)[off + cell];
+    return weight == 0 ? b : wo * b + wn * a;
+  };
+  const int* coarse = t.coarse.data() + std::size_t(g) * kernels::kCoarseBlocks;
+  const int* clamp = t.clamp.data() + std::size_t(g) * kernels::kCoarseClamp;
+  const kernels::PotentialBoxPlace& place = t.place[g];
+  const auto each = [&](auto&& f) {
+    for (int k = 0; k < kBox; ++k)
+      for (int j = 0; j < kBox; ++j)
+        for (int i = 0; i < kBox; ++i) f(i, j, k);
+  };
+  each([&](int i, int j, int k) {
+    box[kernels::potential_box_index(i, j, k)] =
+        kernels::potential_box_cell(value, coarse, clamp, i, j, k);
+  });
+  for (int d = 0; d < 3; ++d)
+    each([&](int i, int j, int k) { kernels::continue_potential_cell(box, place, d, i, j, k); });
+  if (!t.root_exterior) return;
+  const auto exterior = [&](int i, int j, int k) { return root->exterior(i, j, k, weight); };
+  each([&](int i, int j, int k) {
+    kernels::exterior_potential_cell(box, place, exterior, i, j, k);
+  });
+  for (int d = 0; d < 3; ++d)
+    each([&](int i, int j, int k) { kernels::continue_exterior_cell(box, place, d, i, j, k); });
+}
+
+void gather_potential_tables(const mesh::Mesh& m, const PotentialTables& t, int g, int phi_field,
+                             double weight, Real* rho, Real* phi, bool coarse_ghosts,
+                             int source_field, const SelfGravity* root) {
+  constexpr int n = kernels::kSorBox;
+  const int first = t.first_patch[g];
+  const int slot = m.current_slot(t.level);
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    const Real* u = m.data(slot, first + c);
+    const int o[3] = {(c & 1) * kN, ((c >> 1) & 1) * kN, ((c >> 2) & 1) * kN};
+    for (int a = 0; a < mesh::kPatchCells; ++a) {
+      const int i = a % kN, j = (a / kN) % kN, k = a / (kN * kN);
+      const int b = ((k + o[2] + 1) * n + (j + o[1] + 1)) * n + (i + o[0] + 1);
+      phi[b] = u[phi_off + a];
+      if (rho)
+        rho[b] =
+            source_field >= 0 ? u[a] + u[std::size_t(source_field) * mesh::kPatchCells + a] : u[a];
+    }
+  }
+  thread_local std::vector<Real> box;
+  bool made = false;
+  const int* blocks = t.blocks.data() + std::size_t(g) * kernels::kGatherBlocks;
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        if (i > 0 && j > 0 && k > 0 && i < n - 1 && j < n - 1 && k < n - 1) continue;
+        const int b[3] = {i - 1, j - 1, k - 1};  // relative to the group's first cell
+        Real& out = phi[(k * n + j) * n + i];
+        if (!coarse_ghosts) {
+          int blk[3], local[3];
+          for (int d = 0; d < 3; ++d) {
+            blk[d] = b[d] < 0 ? -1 : b[d] / kN;
+            local[d] = b[d] - blk[d] * kN;
+          }
+          const int src = blocks[mesh::group_block(blk[0], blk[1], blk[2])];
+          if (src >= 0) {
+            out = m.data(slot, src)[phi_off + (local[2] * kN + local[1]) * kN + local[0]];
+            continue;
+          }
+        }
+        if (!made) {
+          box.resize(kernels::kPotentialBoxCells);
+          parent_potential_box(m, t, g, phi_field, weight, box.data(), root);
+          made = true;
+        }
+        out = kernels::interpolate_potential_cell(box.data(), b);
+      }
+}
+
+}  // namespace tessera::gravity

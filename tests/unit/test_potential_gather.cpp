@@ -1,0 +1,146 @@
+// The refined levels' potential boxes from tables (kernels/potential_gather.hpp,
+// src/gravity/potential_tables.hpp), which device-resident self-gravitating levels will
+// gather on the GPU, against gravity::gather_potential bit for bit: every group of two
+// refined levels, with the SOR's ghost layer (all of it from the coarser level) and the
+// kicks' (same-level neighbours first), at the time weights 1, 0 and in between, next to
+// domain sides of every kind: beyond a non-periodic side the parent's potential is
+// continued linearly, and next to an isolated root bounded by the root's free-space
+// potential of the last two solves.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../nested_mesh.hpp"
+#include "kernels/poisson_sor.hpp"
+#include "src/gravity/potential_tables.hpp"
+#include "tessera/evolve/schema.hpp"
+#include "tessera/evolve/simulation.hpp"
+#include "tessera/gravity/self_gravity.hpp"
+#include "tessera/physics/model.hpp"
+
+namespace tessera {
+namespace {
+
+using mesh::Boundary;
+constexpr Boundary P = Boundary::kPeriodic, O = Boundary::kOutflow, R = Boundary::kReflecting;
+
+struct PotentialCase {
+  const char* name;
+  std::vector<std::array<Boundary, 2>> sides;
+  std::array<double, 3> centre;
+  bool periodic_gravity;
+  std::vector<double> radii = {0.3, 0.17};
+};
+
+// Positive densities (field 0) and random values of every other field, both time levels.
+void fill_random(mesh::Mesh& m, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0.5, 1.5);
+  for (int slot = 0; slot < 2; ++slot)
+    for (int p = 0; p < m.num_patches(); ++p)
+      for (int v = 0; v < m.nvar(); ++v)
+        for (int i = 0; i < mesh::kPatchCells; ++i)
+          m.data(slot, p)[v * mesh::kPatchCells + i] = Real(u(rng));
+}
+
+class PotentialGather : public ::testing::TestWithParam<PotentialCase> {};
+
+TEST_P(PotentialGather, TablesEqualGatherPotentialBitForBit) {
+  const PotentialCase& c = GetParam();
+  const std::string bc = c.periodic_gravity ? "periodic" : "outflow";
+  std::vector<std::string> ov = {
+      "mesh.nx=[48,48,48]", "amr.max_level=2",
+      std::string("gravity.boundary=") + (c.periodic_gravity ? "periodic" : "isolated")};
+  for (const char* side : {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"})
+    ov.push_back(std::string("mesh.bc_") + side + "=" + bc);
+  const Params params = load_run_params(
+      std::string(TESSERA_SOURCE_DIR) + "/problems/uniform_sphere/uniform_sphere.toml", ov);
+  const physics::Model model(params);
+  mesh::testing::NestedSpec spec;
+  spec.cells = {48, 48, 48};
+  spec.sides = c.sides;
+  spec.centre = c.centre;
+  spec.radii = c.radii;
+  mesh::Mesh m = mesh::testing::nested_mesh(spec, evolve::run_fields(params));
+  ASSERT_EQ(m.num_levels(), 3) << c.name;
+  const int phi_field = m.fields().find(gravity::kPotentialField);
+  const int source_field = m.fields().find(gravity::kCorrectionField);
+  ASSERT_GE(phi_field, 0);
+  ASSERT_GE(source_field, 0);
+  gravity::SelfGravity root(params, model, m.geometry(), phi_field, source_field, false);
+  // Two root solves of different densities: the exterior potential between them in time.
+  fill_random(m, 3);
+  root.solve(m);
+  fill_random(m, 7);
+  root.solve(m);
+  constexpr std::size_t n3 = kernels::box_cells(1);
+  std::vector<Real> want_rho(n3), want_phi(n3), got_rho(n3), got_phi(n3);
+  long long compared = 0, beyond = 0;
+  for (int level = 1; level < m.num_levels(); ++level) {
+    const gravity::PotentialTables t = gravity::build_potential_tables(m, level, nullptr, &root);
+    ASSERT_EQ(t.groups(), static_cast<int>(m.groups(level).size()));
+    EXPECT_EQ(t.root_exterior, level == 1 && !c.periodic_gravity) << c.name;
+    for (int g = 0; g < t.groups(); ++g) {
+      // Groups whose parent's box reaches beyond a non-periodic side (the continuation).
+      const auto& pl = t.place[g];
+      for (int d = 0; d < 3; ++d)
+        if (!pl.periodic[d] && (pl.corner[d] < 2 || pl.corner[d] + 10 > pl.cells[d])) {
+          ++beyond;
+          break;
+        }
+      for (const double w : {1.0, 0.0, 0.375})
+        for (const bool coarse_ghosts : {true, false}) {
+          std::fill(want_rho.begin(), want_rho.end(), Real(0));
+          std::fill(got_rho.begin(), got_rho.end(), Real(0));
+          gravity::gather_potential(m, phi_field, t.first_patch[g], w, want_rho.data(),
+                                    want_phi.data(), coarse_ghosts, source_field, &root);
+          gravity::gather_potential_tables(m, t, g, phi_field, w, got_rho.data(), got_phi.data(),
+                                           coarse_ghosts, source_field, &root);
+          for (std::size_t i = 0; i < n3; ++i) {
+            ASSERT_EQ(std::memcmp(&want_phi[i], &got_phi[i], sizeof(Real)), 0)
+                << c.name << ": level " << level << ", group " << g << ", weight " << w
+                << (coarse_ghosts ? ", coarse ghosts" : ", neighbours' ghosts") << ", box cell "
+                << i << ": " << want_phi[i] << " vs " << got_phi[i];
+            ASSERT_EQ(std::memcmp(&want_rho[i], &got_rho[i], sizeof(Real)), 0)
+                << c.name << ": density, level " << level << ", group " << g << ", box cell " << i;
+          }
+          compared += static_cast<long long>(n3);
+        }
+    }
+  }
+  std::printf("%s: %lld box cells compared, %lld groups' parent boxes reach beyond a side\n",
+              c.name, compared, beyond);
+  EXPECT_GT(compared, 0);
+  if (!c.periodic_gravity) {
+    EXPECT_GT(beyond, 0) << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sides, PotentialGather,
+    ::testing::Values(PotentialCase{"isolated, outflow and reflecting sides, refined at a corner",
+                                    {{O, O}, {R, R}, {O, R}},
+                                    {0.05, 0.06, 0.04},
+                                    false},
+                      PotentialCase{"isolated, periodic along x, refined at the high y and z sides",
+                                    {{P, P}, {O, O}, {R, R}},
+                                    {0.02, 0.95, 0.96},
+                                    false},
+                      PotentialCase{"periodic, the first level reaching across the sides",
+                                    {{P, P}, {P, P}, {P, P}},
+                                    {0.5, 0.5, 0.5},
+                                    true,
+                                    {0.5, 0.2}}),
+    [](const auto& info) {
+      return std::string(info.index == 0   ? "IsolatedCorner"
+                         : info.index == 1 ? "IsolatedPeriodicX"
+                                           : "Periodic");
+    });
+
+}  // namespace
+}  // namespace tessera
