@@ -410,8 +410,10 @@ void Simulation::solve_gravity(bool refined) {
   // A refined level's solve at the levels' common time, its ghost layer from the coarser
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
+  // A device-resident run (one rank, without the correction): the solves on the GPU.
+  exec::DeviceMesh* const dev = resident_mode_ && device_current_ ? resident_.get() : nullptr;
   auto at_sync = [&](int level) {
-    exec::LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, nullptr, 1.0};
+    exec::LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, dev, 1.0};
     s.groups = own(level);
     return s;
   };
@@ -426,9 +428,12 @@ void Simulation::solve_gravity(bool refined) {
     poisson.solve_refined(at_sync(level), true, iterations);
   };
   const int source = gravity_->source_field();
+  if (dev && source >= 0)
+    throw Error(ErrorKind::kInternal,
+                "the potential correction of a device-resident run (its sources are the host's)");
   if (source < 0 || levels == 1) {
     if (source >= 0) gravity::clear_correction(*mesh_, source);
-    gravity_->solve(*mesh_);
+    gravity_->solve(*mesh_, dev);
     if (refined)
       for (int level = 1; level < levels; ++level) solve_level(level);
     return;

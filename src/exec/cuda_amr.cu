@@ -128,14 +128,19 @@ __global__ void restrict_kernel(const Real* __restrict__ children, Real* parents
   }
 }
 
-// One block per family and child patch, threads over the patch's cells, fields in turn.
-__global__ void copy_level_kernel(const Real* __restrict__ from, Real* to, std::size_t patch_reals,
+// One block per family and child patch, threads over the patch's cells, fields in turn:
+// copied, or with `exchange` the two time levels' values exchanged.
+__global__ void copy_level_kernel(Real* from, Real* to, std::size_t patch_reals,
                                   const int* __restrict__ first_position, FieldSigns fields,
-                                  int nfields) {
+                                  int nfields, bool exchange) {
   const std::size_t patch = std::size_t(first_position[blockIdx.x] + blockIdx.y) * patch_reals;
   for (int f = 0; f < nfields; ++f) {
     const std::size_t at = patch + std::size_t(fields.component[f]) * mesh::kPatchCells;
-    for (int c = threadIdx.x; c < mesh::kPatchCells; c += blockDim.x) to[at + c] = from[at + c];
+    for (int c = threadIdx.x; c < mesh::kPatchCells; c += blockDim.x) {
+      const Real x = from[at + c];
+      if (exchange) from[at + c] = to[at + c];
+      to[at + c] = x;
+    }
   }
 }
 
@@ -343,7 +348,22 @@ void CudaDeviceMesh::copy_level_fields(const std::vector<int>& fields, int from,
     list.component[i] = static_cast<signed char>(fields[i]);
   copy_level_kernel<<<dim3(groups, mesh::kFamilySize), 256>>>(
       pool(from), pool(to), patch_reals_, levels_[level].first_position.get(), list,
-      static_cast<int>(fields.size()));
+      static_cast<int>(fields.size()), false);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+void CudaDeviceMesh::exchange_fields(const std::vector<int>& fields, int level) {
+  const int groups = tables_.at(level).groups();
+  if (groups == 0 || fields.empty()) return;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the batches that wrote them are done
+  if (fields.size() > std::size_t(kMaxFields))
+    throw Error(ErrorKind::kInternal, "more fields to exchange than a device copy holds");
+  FieldSigns list{};
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    list.component[i] = static_cast<signed char>(fields[i]);
+  copy_level_kernel<<<dim3(groups, mesh::kFamilySize), 256>>>(
+      pool(0), pool(1), patch_reals_, levels_[level].first_position.get(), list,
+      static_cast<int>(fields.size()), true);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 

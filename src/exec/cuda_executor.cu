@@ -312,16 +312,19 @@ class CudaExecutor final : public Executor {
       cudaStream_t stream = streams_[s]->get();
       const int group = rb.first_group + first;
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
-      gather_kernel<<<dim3((n3 + kThreads - 1) / kThreads, n), kThreads, 0, stream>>>(
-          dm.pool(rb.read), dm.patch_reals(),
-          dm.blocks(level) + std::size_t(group) * kernels::kGatherBlocks, dm.codes(level) + group,
-          shape.ghost, rb.in_first, gathered, signs,
-          CoarseArgs{coarse.coarse + std::size_t(group) * kernels::kCoarseBlocks,
-                     coarse.clamp + std::size_t(group) * kernels::kCoarseClamp, coarse.value},
-          tables.prolong,
-          ProblemArgs{problem.side ? problem.side + std::size_t(group) * 6 : nullptr,
-                      problem.entries, problem.states, problem.nvar},
-          st.d_in.get() + first * in_reals, in_reals);
+      if (rb.gather)
+        rb.gather->gather(dm, group, n, st.d_in.get() + first * in_reals, in_reals, stream);
+      else
+        gather_kernel<<<dim3((n3 + kThreads - 1) / kThreads, n), kThreads, 0, stream>>>(
+            dm.pool(rb.read), dm.patch_reals(),
+            dm.blocks(level) + std::size_t(group) * kernels::kGatherBlocks, dm.codes(level) + group,
+            shape.ghost, rb.in_first, gathered, signs,
+            CoarseArgs{coarse.coarse + std::size_t(group) * kernels::kCoarseBlocks,
+                       coarse.clamp + std::size_t(group) * kernels::kCoarseClamp, coarse.value},
+            tables.prolong,
+            ProblemArgs{problem.side ? problem.side + std::size_t(group) * 6 : nullptr,
+                        problem.entries, problem.states, problem.nvar},
+            st.d_in.get() + first * in_reals, in_reals);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       if (gathered < shape.in_vars) {
         const std::size_t skip = std::size_t(gathered) * n3, pitch = in_reals * sizeof(Real);

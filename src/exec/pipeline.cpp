@@ -205,9 +205,11 @@ void exchange_fields(mesh::Mesh& m, int level, FieldRange range) {
 }
 
 // What a pass on a device-resident level requires: the executor gathers the pass's inputs
-// itself, so the pass cannot have its own gather, and the device copy must be the level's.
-void check_resident(int level, GroupPass& pass, const DeviceMesh& dm, std::size_t groups) {
-  if (pass.input_count() != pass.inputs().count || pass.exchanges_outputs())
+// itself, so the pass cannot have its own gather unless it gives a device one
+// (GroupPass::resident_gather), and the device copy must be the level's.
+void check_resident(int level, GroupPass& pass, const DeviceMesh& dm, std::size_t groups,
+                    bool own_gather) {
+  if (!own_gather && (pass.input_count() != pass.inputs().count || pass.exchanges_outputs()))
     throw Error(ErrorKind::kInternal,
                 strprintf("pass '%s' gathers its own inputs or exchanges its outputs, which "
                           "device-resident levels do not support",
@@ -239,11 +241,16 @@ void finish_host(mesh::Mesh& m, int level, GroupPass& pass) {
 }
 
 // finish_host() on the device copy; the host copy of the slot written is then out of date.
-void finish_resident(mesh::Mesh& m, int level, FieldRange out, DeviceMesh& dm) {
+void finish_resident(mesh::Mesh& m, int level, FieldRange out, DeviceMesh& dm, bool exchange) {
   const auto& fields = m.fields();
   const int read = m.current_slot(level), write = m.next_slot(level);
   std::vector<int> carry;
-  if (fields[out.first].time_levels == 2) {
+  if (fields[out.first].time_levels == 2 && exchange) {
+    for (int f = out.first; f < out.first + out.count; ++f) carry.push_back(f);
+    dm.exchange_fields(carry, level);
+    m.set_host_stale(read, true);
+    m.set_host_stale(write, true);
+  } else if (fields[out.first].time_levels == 2) {
     for (int f = 0; f < m.nvar(); ++f)
       if (!out.contains(f)) carry.push_back(f);  // one-level fields too: flip_slots copies none
     if (!carry.empty()) dm.copy_fields(carry, read, write, dm.levels() > 1 ? level : -1);
@@ -292,8 +299,10 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
   const GroupSolver& solver = pass.solver(s);
   check_pass(m, pass, solver, shape_, host_scratch_, device_scratch_);
   DeviceMesh* dm = s.resident;
+  const DeviceGather* own_gather = dm ? pass.resident_gather(s) : nullptr;
   if (dm) {
-    check_resident(s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size());
+    check_resident(s.level, pass, *dm, s.groups ? s.groups->size() : m.groups(s.level).size(),
+                   own_gather != nullptr);
     dm->problem_ghosts(m, s.level, solver.shape().ghost, s.time);
   }
   // With the buffer patches in flight: the interior groups first, in whole batches, then
@@ -328,6 +337,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
               out.first,  -1,   s.level, coarse_slots(m, s.level, s.coarse_weight),
               reflux_dt};
           rb.time = s.time;
+          rb.gather = own_gather;
           executor_.submit_resident(solver, st, b.groups(k), *dm, rb);
         } else
           executor_.submit(solver, st, b.groups(k));
@@ -386,7 +396,7 @@ PassStats Pipeline::run(const LevelStep& s, GroupPass& pass) {
     throw;
   }
   if (dm)
-    finish_resident(m, s.level, out, *dm);
+    finish_resident(m, s.level, out, *dm, pass.exchanges_outputs());
   else
     finish_host(m, s.level, pass);
   return stats;

@@ -40,6 +40,8 @@ class DeviceRootGravity {
   // host and the GPU.
   virtual void download(double* phi, double* phi_prev) = 0;
   virtual void upload(const double* phi, const double* phi_prev) = 0;
+  // The ghosted potential of the last solve (0) and of the one before (1), on the GPU.
+  virtual const double* potential(int which) const = 0;
   // GPU memory it holds, bytes.
   virtual double bytes() const = 0;
 };

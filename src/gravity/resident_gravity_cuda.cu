@@ -191,6 +191,7 @@ class CudaRootGravity final : public DeviceRootGravity {
     TESSERA_CUDA_CHECK(cudaMemcpy(phi_[1].get(), phi_prev, phi_[1].size() * sizeof(double),
                                   cudaMemcpyHostToDevice));
   }
+  const double* potential(int which) const override { return phi_[which].get(); }
   double bytes() const override {
     return double(rho_.size() + 2 * phi_[0].size() + sums_.size()) * sizeof(double) +
            double(position_.size() + corner_.size()) * sizeof(int);

@@ -7,12 +7,15 @@
 #include <numbers>
 
 #include "coarse_potential.hpp"
+#include "device_potential.hpp"
 #include "device_root.hpp"
 #include "kernels/gravity.hpp"
+#include "potential_tables.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
 #include "tessera/exec/pipeline.hpp"
+#include "tessera/exec/resident.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/mesh/prolongation.hpp"
 
@@ -46,12 +49,14 @@ void check_params(const Params& p, const mesh::Geometry& g) {
                               "domain; set gravity.boundary = \"isolated\"",
                               "xyz"[d], mesh::boundary_name(g.boundary[d][0])));
   }
-  if (p.string("gpu.resident") == "on" && p.integer("amr.max_level") > 0)
+  if (p.string("gpu.resident") == "on" && p.integer("amr.max_level") > 0 &&
+      p.boolean("gravity.potential_correction"))
     throw Error(ErrorKind::kInput,
-                "gravity.enabled = true with gpu.resident = \"on\" and amr.max_level > 0: the "
-                "refined levels' potential is solved on the host between the GPU's hydro "
-                "steps, so their patch data cannot stay on the GPU (a run without refinement "
-                "can); set gpu.resident = \"auto\" or \"off\"");
+                "gravity.enabled = true with gpu.resident = \"on\", amr.max_level > 0 and "
+                "gravity.potential_correction = true: the correction's sources are made on the "
+                "host between the GPU's hydro steps, so the patch data cannot stay on the GPU; "
+                "set gpu.resident = \"auto\" or \"off\", or gravity.potential_correction = "
+                "false");
 }
 
 SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mesh::Geometry& g,
@@ -72,6 +77,25 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
   phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
   phi_prev_ = phi_;
 }
+
+// PoissonPass's gather on a device-resident refined level: the level's DevicePotential
+// with the settings of the pass's step.
+class SelfGravity::ResidentGather final : public exec::DeviceGather {
+ public:
+  void gather(exec::DeviceMesh& dm, int first_group, int count, Real* boxes, std::size_t in_reals,
+              void* stream) const override {
+    if (in_reals != 2 * kernels::box_cells(1))
+      throw Error(ErrorKind::kInternal, "the SOR's input boxes are not of the potential's shape");
+    potential->gather(*mesh, dm, first_group, count, phi_field, source_field, weight, coarse_ghosts,
+                      root, boxes, stream);
+  }
+  DevicePotential* potential = nullptr;
+  const mesh::Mesh* mesh = nullptr;
+  int phi_field = -1, source_field = -1;
+  double weight = 1;
+  bool coarse_ghosts = true;
+  DeviceRootPotential root;
+};
 
 SelfGravity::~SelfGravity() = default;
 
@@ -140,6 +164,43 @@ void SelfGravity::make_device_current() const {
   if (device_current_) return;
   device_->upload(phi_.data(), phi_prev_.data());
   device_current_ = true;
+}
+
+DeviceRootPotential SelfGravity::device_root() const {
+  make_device_current();
+  return {device_->potential(0), device_->potential(1), n_[0], n_[1]};
+}
+
+DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh& dm,
+                                           int level) const {
+  if (!on_device())
+    throw Error(ErrorKind::kInternal, "a device-resident refined level on several ranks");
+  const std::size_t l = static_cast<std::size_t>(level);
+  if (device_levels_.size() <= l) {
+    device_levels_.resize(l + 1);
+    device_levels_version_.resize(l + 1, -1);
+  }
+  if (!device_levels_[l]) device_levels_[l] = make_device_potential();
+  if (device_levels_version_[l] != dm.tables_version()) {
+    // The device copy's tables were made again (a regrid, a new copy): so are these.
+    device_levels_[l]->set_tables(m, build_potential_tables(m, level, nullptr, this));
+    device_levels_version_[l] = dm.tables_version();
+  }
+  return *device_levels_[l];
+}
+
+const exec::DeviceGather* SelfGravity::device_gather(const mesh::Mesh& m, exec::DeviceMesh& dm,
+                                                     int level, double weight,
+                                                     bool coarse_ghosts) const {
+  if (!gather_) gather_ = std::make_unique<ResidentGather>();
+  gather_->potential = &device_level(m, dm, level);
+  gather_->mesh = &m;
+  gather_->phi_field = phi_field_;
+  gather_->source_field = source_field_;
+  gather_->weight = weight;
+  gather_->coarse_ghosts = coarse_ghosts;
+  gather_->root = device_root();
+  return gather_.get();
 }
 
 void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
@@ -506,7 +567,14 @@ void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_
 }  // namespace
 
 double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight,
-                                 const std::vector<int>* only) const {
+                                 const std::vector<int>* only, exec::DeviceMesh* resident) const {
+  if (resident) {
+    if (only && only->size() != m.groups(level).size())
+      throw Error(ErrorKind::kInternal, "a device-resident refined level's kick of some groups");
+    const DeviceRootPotential root = device_root();
+    return device_level(m, *resident, level)
+        .kick(m, *resident, phi_field_, weight, dt, model_.physics(), model_.params(), root);
+  }
   make_host_current();  // a resident root's last solve ran on the GPU
   const double h = m.dx(level), inv_2h = 0.5 / h;
   const bool energy = model_.has_energy();

@@ -319,6 +319,19 @@ TEST(GpuResident, IsothermalSelfGravityMatchesStagedBitwise) {
       12, "sphere_isothermal");
 }
 
+// Self-gravity with refinement and without the potential correction, gpu.resident = "on":
+// the root solved and kicked as above, the refined levels' SOR boxes gathered on the GPU
+// from their potential tables (the coarser level's potential interpolated in space and
+// time, the isolated root's exterior beyond the domain) and their kicks there; regrids on
+// the GPU. Against the staged run, whose gathers and kicks are the host's.
+TEST(GpuResident, AmrSelfGravityWithoutCorrectionMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "uniform_sphere/uniform_sphere.toml",
+      {"mesh.nx=[32,32,32]", "amr.max_level=2", "amr.density_refine=[0.5,0.9]",
+       "problem.radius=0.2", "gravity.potential_correction=false", "hydro.integrator=vl2"},
+      10, "amr_sphere");
+}
+
 TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   set_log_quiet(true);
   const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";
@@ -356,6 +369,11 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   EXPECT_TRUE(evolve::Simulation(sphere({"gpu.resident=on"})).device_resident());
   EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1"})).device_resident());
   EXPECT_THROW(evolve::Simulation(sphere({"amr.max_level=1", "gpu.resident=on"})), Error);
+  EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false"}))
+                   .device_resident());
+  EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false",
+                                         "gpu.resident=on"}))
+                  .device_resident());
 }
 
 // Device-resident levels on several ranks: 2, 3 and 4 virtual ranks (threads of one

@@ -50,6 +50,13 @@ class PoissonPass final : public exec::GroupPass {
                               box + n3, !sibling_ghosts_, gravity_.source_field(), &gravity_);
     return true;
   }
+  // A device-resident level: the boxes gathered on the GPU from the level's potential
+  // tables, as prepare() gathers them on the host.
+  const exec::DeviceGather* resident_gather(const exec::LevelStep& s) override {
+    return s.resident ? gravity_.device_gather(s.mesh, *s.resident, s.level, s.coarse_weight_end,
+                                               !sibling_ghosts_)
+                      : nullptr;
+  }
   // Whether the next runs take the ghost values on faces shared with a same-level group
   // from that group's potential (sibling relaxation, Schive et al. 2010 §2.3) instead of
   // from the coarser level.
@@ -94,8 +101,7 @@ class GravityPass final : public exec::LevelPass {
   exec::PassStats run(const exec::LevelStep& s) override {
     ScopedTimer t(s.timers, Stage::kGravity);
     exec::PassStats stats;
-    // A device-resident root level (a run without refinement on one rank) is solved and
-    // kicked on the GPU.
+    // A device-resident level (one rank) is solved and kicked on the GPU.
     if (role_ == Role::kSolve) {
       if (s.level == 0)
         gravity_.solve(s.mesh, s.resident);
@@ -109,7 +115,7 @@ class GravityPass final : public exec::LevelPass {
     else
       stats.max_speed = gravity_.kick_refined(
           s.mesh, s.level, dt, role_ == Role::kKickEnd ? s.coarse_weight_end : s.coarse_weight,
-          s.groups);
+          s.groups, s.resident);
     return stats;
   }
   // The SOR solve of refined level s.level (its ghost layer at s.coarse_weight_end), or with
@@ -119,8 +125,8 @@ class GravityPass final : public exec::LevelPass {
     poisson_->set_sibling_ghosts(sibling_ghosts);
     poisson_->set_smoothing(smoothing);
     // Its own timers: the hydro pipeline's stages stay the hydro's.
-    exec::LevelStep own{s.mesh,      s.level,      s.dt,    s.coarse_weight,    s.step,
-                        s.registers, sor_->timers, nullptr, s.coarse_weight_end};
+    exec::LevelStep own{s.mesh,      s.level,      s.dt,       s.coarse_weight,    s.step,
+                        s.registers, sor_->timers, s.resident, s.coarse_weight_end};
     own.groups = s.groups;
     const auto t0 = Timers::Clock::now();
     const exec::PassStats r = poisson_->run(own);

@@ -103,6 +103,9 @@ class Executor {
     double reflux_dt = 0;
     bool scatter = true;
     double time = 0;  // the level's time: that of its problem-defined ghost cells
+    // The pass's own gather (GroupPass::resident_gather) in place of the tables' (null:
+    // the tables').
+    const DeviceGather* gather = nullptr;
   };
   virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
                                DeviceMesh& dm, const ResidentBatch& rb);

@@ -30,6 +30,7 @@
 namespace tessera::exec {
 
 class DeviceMesh;
+class DeviceGather;
 
 // One level's step as the passes see it.
 struct LevelStep {
@@ -157,6 +158,13 @@ class GroupPass : public Pass {
   }
   PassStats correct(const LevelStep& step, const std::vector<LevelCell>& cells,
                     const std::vector<LevelCell>& previous, bool last) override;
+  // On a device-resident level, a pass with its own prepare() gathers its boxes on the
+  // device with this (valid until the next call); null: the pass cannot run resident
+  // unless the tables' gather of inputs() is its prepare.
+  virtual const DeviceGather* resident_gather(const LevelStep& step) {
+    (void)step;
+    return nullptr;
+  }
   void set_pipeline(Pipeline* pipeline) { pipeline_ = pipeline; }
 
  private:

@@ -118,6 +118,12 @@ class DeviceMesh {
   // Copies the fields `fields` from time level `from` to `to`, on the device: of every patch
   // of the pool (level < 0), or of level `level`'s families in its tables.
   virtual void copy_fields(const std::vector<int>& fields, int from, int to, int level = -1) = 0;
+  // Exchanges the two time levels of the fields `fields` on level `level`'s families (a
+  // pass that exchanges its outputs, pass.hpp).
+  virtual void exchange_fields(const std::vector<int>& fields, int level) = 0;
+  // Incremented whenever the tables are made again (a regrid): what a pass's own tables
+  // of the levels (DeviceGather) are checked against.
+  virtual long long tables_version() const = 0;
 
   // A larger pool: lets go of the host pools' page lock, calls `reallocate` (which gives
   // the host pool a larger capacity, Mesh::reserve_families; its data need not be current:
@@ -166,6 +172,17 @@ class DeviceMesh {
   virtual int levels() const = 0;
   // Device memory it holds, bytes.
   virtual double bytes() const = 0;
+};
+
+// A pass's own gather of its input boxes on the device (GroupPass::resident_gather; the
+// refined levels' Poisson solve): the boxes of groups [first_group, first_group + count)
+// of the level's tables, `in_reals` apart, into device memory `boxes`, on `stream` (a
+// cudaStream_t).
+class DeviceGather {
+ public:
+  virtual ~DeviceGather() = default;
+  virtual void gather(DeviceMesh& dm, int first_group, int count, Real* boxes, std::size_t in_reals,
+                      void* stream) const = 0;
 };
 
 // The buffer patches of a device-resident level on several ranks (docs/architecture.md,

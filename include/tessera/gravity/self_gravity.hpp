@@ -19,12 +19,15 @@
 
 namespace tessera::exec {
 class DeviceMesh;
-}
+class DeviceGather;
+}  // namespace tessera::exec
 
 namespace tessera::gravity {
 
 class RootPoissonSolver;
 class DeviceRootGravity;
+class DevicePotential;
+struct DeviceRootPotential;
 class SlabPoisson;
 class SelfGravity;
 
@@ -154,8 +157,8 @@ void gather_potential(const mesh::Mesh& mesh, int phi_field, int first_patch, do
 // What the [gravity] keys and the mesh make meaningless, as tessera::Error(kInput) naming
 // the keys: periodic gravity without periodic mesh boundaries (the mean density subtracted
 // by the Jeans swindle would be wrong for a bounded domain), gpu.resident = "on" with
-// refinement (the refined levels' potential is solved on the host between the GPU's hydro
-// steps). Nothing to check without gravity.
+// refinement and the potential correction (its sources are made on the host between the
+// GPU's hydro steps). Nothing to check without gravity.
 void check_params(const Params& params, const mesh::Geometry& geometry);
 
 class SelfGravity {
@@ -206,9 +209,17 @@ class SelfGravity {
   bool on_device() const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
-  // `groups`: the level's groups to kick (all of them when null).
+  // `groups`: the level's groups to kick (all of them when null). `resident`: the mesh's
+  // device copy when the levels' data stay on the GPU (one rank): the kick runs there
+  // (device_potential.hpp), with the same bits.
   double kick_refined(mesh::Mesh& mesh, int level, double dt, double weight,
-                      const std::vector<int>* groups = nullptr) const;
+                      const std::vector<int>* groups = nullptr,
+                      exec::DeviceMesh* resident = nullptr) const;
+  // The gather of a device-resident refined level's SOR input boxes (PoissonPass's
+  // resident_gather; gather_potential's boxes at `weight`, `coarse_ghosts` as there, made
+  // on the GPU from the level's potential tables); valid until the next call.
+  const exec::DeviceGather* device_gather(const mesh::Mesh& mesh, exec::DeviceMesh& resident,
+                                          int level, double weight, bool coarse_ghosts) const;
   // The largest sqrt(h |g|) on `level` (the time step's gravity speed, as the kicks report
   // it) of the last solves, for the first step's time step; on a refined level over
   // `groups` (all of them when null).
@@ -292,6 +303,14 @@ class SelfGravity {
   mutable bool device_current_ = false;
   // The GPU's copy, made current from the host's.
   void make_device_current() const;
+  // A device-resident refined level's potential tables on the GPU (made again when the
+  // device copy's tables changed), and the root's potential there.
+  DevicePotential& device_level(const mesh::Mesh& m, exec::DeviceMesh& dm, int level) const;
+  DeviceRootPotential device_root() const;
+  class ResidentGather;
+  mutable std::vector<std::unique_ptr<DevicePotential>> device_levels_;
+  mutable std::vector<long long> device_levels_version_;
+  mutable std::unique_ptr<ResidentGather> gather_;
 };
 
 }  // namespace tessera::gravity

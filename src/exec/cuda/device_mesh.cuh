@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +85,8 @@ class CudaDeviceMesh final : public DeviceMesh {
                                       mesh::kPatchCells * sizeof(Real), patches_,
                                       cudaMemcpyDeviceToDevice));
   }
+  void exchange_fields(const std::vector<int>& fields, int level) override;
+  long long tables_version() const override { return tables_version_; }
   const GatherTables& tables(int level) const override { return tables_.at(level); }
   int levels() const override { return static_cast<int>(tables_.size()); }
   double bytes() const override {
@@ -191,6 +194,10 @@ class CudaDeviceMesh final : public DeviceMesh {
   }
   // Level tables on the device (patches as pool positions) and the families' parents.
   void build_tables(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) {
+    // Unique over every device copy of the process: a copy made again at the same address
+    // does not pass for the one before.
+    static std::atomic<long long> made{0};
+    tables_version_ = ++made;
     for (int level = 0; level < m.num_levels(); ++level) {
       const std::size_t l = static_cast<std::size_t>(level);
       tables_.push_back(build_gather_tables(m, level, l < groups.size() ? &groups[l] : nullptr));
@@ -240,6 +247,7 @@ class CudaDeviceMesh final : public DeviceMesh {
   DeviceBuffer<unsigned long long> withheld_{1};
   std::vector<GatherTables> tables_;
   std::vector<Level> levels_;
+  long long tables_version_ = 0;
   std::size_t patch_reals_;
   std::size_t patches_;   // the host pool's patches (what the copies move)
   std::size_t capacity_;  // patches the device pools hold
