@@ -11,6 +11,101 @@
 
 namespace tessera::evolve {
 
+// Device residency (gpu.resident; docs/architecture.md, "Data residency"): the default
+// for GPU runs whose data fit, adaptive ones on one rank; the log says why a run is staged.
+void Simulation::choose_residency(const parallel::Comm& comm) {
+  const std::string& resident = params_.string("gpu.resident");
+  const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
+  const bool on_gpu = executor_->name() != std::string("cpu");
+  const bool refined = params_.integer("amr.max_level") > 0;
+  const bool self_gravity = params_.boolean("gravity.enabled");
+  if (resident == "on" && (!on_gpu || ((refined || self_gravity) && comm.size() > 1)))
+    throw Error(
+        ErrorKind::kInput,
+        strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with refinement "
+                  "(amr.max_level > 0) or self-gravity one rank; this run has backend %s, "
+                  "amr.max_level = %lld, gravity.enabled = %s and %d ranks",
+                  executor_->name(), static_cast<long long>(params_.integer("amr.max_level")),
+                  self_gravity ? "true" : "false", comm.size()));
+  // Self-gravity stays on the GPU with the data for a run without refinement on one rank
+  // (the root's density, cuFFT solve, potential and kicks: gravity/device_root.hpp), and,
+  // when asked (gpu.resident = "on"), for one with refinement but without the potential
+  // correction (the refined levels' SOR boxes and kicks: gravity/device_potential.hpp);
+  // the correction's sources and the slabs of several ranks work on the host's copy.
+  const bool correction = refined && params_.boolean("gravity.potential_correction");
+  const bool gravity_on_host =
+      self_gravity && (comm.size() > 1 || (refined && (correction || resident != "on")));
+  // Problem-defined sides: their ghost cells are evaluated on the host at every level step
+  // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
+  // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
+  // tables' making (then serial) taking most of the loop: "auto" stages such runs, "on"
+  // keeps them on the GPU.
+  const bool problem_bc = mesh_->geometry().problem_boundaries();
+  if (resident == "auto" && on_gpu && gravity_on_host)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: the potential of "
+        "self-gravity is solved on the host between the GPU's hydro steps (with refinement, "
+        "or on several ranks; gpu.resident = \"on\" keeps a run with refinement but without "
+        "gravity.potential_correction on the GPU)");
+  if (resident == "auto" && on_gpu && problem_bc && !gravity_on_host)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: the problem-defined "
+        "boundaries' ghost cells are evaluated on the host (gpu.resident = \"on\" keeps the "
+        "data on the GPU and sends them the ghost cells at every level step)");
+  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !gravity_on_host && !problem_bc)
+    log_line(
+        "note: the patch data stay on the host and are staged per batch: adaptive runs stay on "
+        "the GPU on one rank only");
+  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !gravity_on_host &&
+      (resident == "on" || !problem_bc)) {
+    // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
+    // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
+    // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks
+    // a rank holds its share of the level and the buffer copies around it (taken as half
+    // as much again: a piece of 1/2 of 256^3 holds 1/8 of its size in buffers).
+    const int ranks = comm.size();
+    const double level_bytes =
+        ranks == 1 ? memory_.root_bytes : std::min(1.0, 1.5 / ranks) * memory_.root_bytes;
+    // The root solve's buffers on the GPU (the cuFFT planes, spectrum and multipliers, as
+    // MemoryEstimate counts them on the host, and the resident root's density and two
+    // ghosted potentials).
+    const double gravity_bytes =
+        self_gravity ? sizeof(double) * double(mesh_->geometry().root_cell_count()) *
+                           (params_.string("gravity.boundary") == "periodic" ? 8.5 : 28.0)
+                     : 0.0;
+    const double need =
+        level_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes + gravity_bytes;
+    const auto dev = exec::device_memory();
+    if (dev && need > 0.95 * dev->first) {
+      if (resident == "on")
+        throw Error(ErrorKind::kResources,
+                    strprintf("gpu.resident = \"on\": the patch data and buffers need %.2f GB "
+                              "of GPU memory and the GPU has %.2f GB free; set gpu.resident = "
+                              "\"auto\" or \"off\" to stage them through the host",
+                              need / 1e9, dev->first / 1e9));
+      log_line(
+          "note: the patch data (%.2f GB with the buffers) do not fit in the GPU's %.2f GB "
+          "free memory: they stay on the host and are staged per batch",
+          need / 1e9, dev->first / 1e9);
+    } else {
+      resident_mode_ = true;
+      log_line(
+          "device-resident: the patch data (%.2f GB%s) stay on the GPU between steps; the "
+          "host copy is updated for outputs, checkpoints and the totals of the log line%s",
+          level_bytes / 1e9,
+          ranks > 1 ? " per rank, about"
+          : refined ? " on the root level"
+                    : "",
+          refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
+                    "it; a problem's own criterion, the Jeans length and the field criteria "
+                    "flag on the host, with the levels copied back)"
+          : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
+                           "too"
+                         : "");
+    }
+  }
+}
+
 void Simulation::ensure_device() {
   if (device_current_) return;
   using Clock = std::chrono::steady_clock;

@@ -242,6 +242,8 @@ class Simulation {
   // Device residency: brings the device copy up to date before a step (after the host data
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
+  // Sets resident_mode_ from gpu.resident, the run and the GPU's free memory (constructor).
+  void choose_residency(const parallel::Comm& comm);
   // Whether an adaptive mesh's pool fits on the GPU (else the run goes on staged), with
   // room reserved for regrids to grow it there.
   bool refined_fit();
