@@ -350,6 +350,8 @@ void CudaDeviceMesh::copy_level_fields(const std::vector<int>& fields, int from,
       pool(from), pool(to), patch_reals_, levels_[level].first_position.get(), list,
       static_cast<int>(fields.size()), false);
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  // Done before the next pass's batches (on the executor's non-blocking streams) read them.
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void CudaDeviceMesh::exchange_fields(const std::vector<int>& fields, int level) {
@@ -365,6 +367,7 @@ void CudaDeviceMesh::exchange_fields(const std::vector<int>& fields, int level) 
       pool(0), pool(1), patch_reals_, levels_[level].first_position.get(), list,
       static_cast<int>(fields.size()), true);
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // as copy_level_fields
 }
 
 }  // namespace tessera::exec::gpu

@@ -284,7 +284,7 @@ class CudaExecutor final : public Executor {
     const int gathered = rb.in_count >= 0 ? rb.in_count : shape.in_vars;
     if (rb.level < 0 || rb.level >= dm.levels() || rb.first_group < 0 ||
         rb.first_group + count > dm.tables(rb.level).groups() || gathered < 1 ||
-        gathered > shape.in_vars || rb.in_first + gathered > kMaxFields ||
+        gathered > shape.in_vars || (!rb.gather && rb.in_first + gathered > kMaxFields) ||
         rb.out_first + shape.out_vars > kMaxFields)
       throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
     FieldSigns signs{};

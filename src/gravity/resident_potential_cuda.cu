@@ -51,12 +51,18 @@ struct Args {
 };
 
 // Whether group g's ghost layer needs its parent's box: always for the SOR's boundary,
-// else where a block around the group has no same-level patch.
-__device__ bool needs_box(const Args& a, int g, bool coarse_ghosts) {
+// else where a block around the group has no same-level patch (`faces`: only the blocks
+// across its faces, all a kick reads).
+__device__ bool needs_box(const Args& a, int g, bool coarse_ghosts, bool faces = false) {
   if (coarse_ghosts) return true;
   const int* b = a.blocks + std::size_t(g) * kernels::kGatherBlocks;
-  for (int i = 0; i < kernels::kGatherBlocks; ++i)
+  for (int i = 0; i < kernels::kGatherBlocks; ++i) {
+    const int c[3] = {i % 4 - 1, (i / 4) % 4 - 1, i / 16 - 1};
+    int beyond = 0;
+    for (const int x : c) beyond += x < 0 || x > 1;
+    if (faces && beyond != 1) continue;
     if (b[i] < 0) return true;  // the group's own blocks are never negative
+  }
   return false;
 }
 
@@ -161,7 +167,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Real box[kBoxCells];
   __shared__ double most[kThreads];
   const int g = blockIdx.x;
-  if (needs_box(a, g, false)) parent_box(a, g, box);
+  if (needs_box(a, g, false, true)) parent_box(a, g, box);
   double s = 0;
   for (int c = threadIdx.x; c < kG * kG * kG; c += blockDim.x) {
     const int x = c % kG, y = (c / kG) % kG, z = c / (kG * kG);
@@ -210,6 +216,8 @@ class CudaPotential final : public DevicePotential {
     coarse_ = CudaDeviceMesh::to_device(positions(t.coarse));
     clamp_ = CudaDeviceMesh::to_device(t.clamp);
     place_ = CudaDeviceMesh::to_device(t.place);
+    // From pageable memory: complete before a batch on another stream reads them.
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   void gather(const mesh::Mesh& m, exec::DeviceMesh& dm, int first, int count, int phi_field,

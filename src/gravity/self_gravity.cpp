@@ -213,6 +213,7 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     make_device_current();  // the last potential becomes the previous one there
     mean_ =
         device_->solve(m, *resident, *solver_, four_pi_g_, periodic_, phi_field_, source_field_);
+    m.set_host_stale(m.current_slot(0), true);  // the root's phi was written on the device
     host_current_ = false;
     ++solves_;
     return;
@@ -259,6 +260,7 @@ double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
       throw Error(ErrorKind::kInternal,
                   "a kick of a device-resident root level on several ranks or of some groups");
     make_device_current();
+    m.set_host_stale(m.current_slot(0), true);
     return device_->kick(m, *resident, dt, h_, model_.physics(), model_.params());
   }
   make_host_current();
@@ -572,6 +574,7 @@ double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double wei
     if (only && only->size() != m.groups(level).size())
       throw Error(ErrorKind::kInternal, "a device-resident refined level's kick of some groups");
     const DeviceRootPotential root = device_root();
+    m.set_host_stale(m.current_slot(level), true);
     return device_level(m, *resident, level)
         .kick(m, *resident, phi_field_, weight, dt, model_.physics(), model_.params(), root);
   }

@@ -128,6 +128,7 @@ class GravityPass final : public exec::LevelPass {
     exec::LevelStep own{s.mesh,      s.level,      s.dt,       s.coarse_weight,    s.step,
                         s.registers, sor_->timers, s.resident, s.coarse_weight_end};
     own.groups = s.groups;
+    own.time = s.time;
     const auto t0 = Timers::Clock::now();
     const exec::PassStats r = poisson_->run(own);
     poisson_->set_sibling_ghosts(false);
