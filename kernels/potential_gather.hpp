@@ -128,4 +128,29 @@ TESSERA_HD inline Real interpolate_potential_cell(const Real* box, const int b[3
   return value;
 }
 
+// The potential correction's prolonged change at the group's fine cell f (0 .. 15 per
+// axis) from the parent's box (gravity's add_coarse_change, which interpolates the whole
+// group axis by axis, detail::interpolate_group_potential): along x, then y, then z, each a
+// sum of three products from zero, so that evaluated per cell it has the group pass's bits.
+TESSERA_HD inline Real interpolate_group_cell(const Real* box, const int f[3]) {
+  const auto w = [](int fine, int i) {
+    const bool upper = fine & 1;
+    if (i == 1) return Real(15) / 16;
+    return (i == 0) == upper ? Real(-3) / 32 : Real(5) / 32;
+  };
+  const int c[3] = {f[0] / 2 + 1, f[1] / 2 + 1, f[2] / 2 + 1};
+  Real out = 0;
+  for (int k = 0; k < 3; ++k) {
+    Real axy = 0;
+    for (int j = 0; j < 3; ++j) {
+      Real ax = 0;
+      for (int i = 0; i < 3; ++i)
+        ax += w(f[0], i) * box[potential_box_index(c[0] + i, c[1] + j, c[2] + k)];
+      axy += w(f[1], j) * ax;
+    }
+    out += w(f[2], k) * axy;
+  }
+  return out;
+}
+
 }  // namespace tessera::kernels

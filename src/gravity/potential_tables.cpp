@@ -126,4 +126,22 @@ void gather_potential_tables(const mesh::Mesh& m, const PotentialTables& t, int 
       }
 }
 
+void add_coarse_change_tables(mesh::Mesh& m, const PotentialTables& t, int g, int phi_field) {
+  if (t.root_exterior)
+    throw Error(ErrorKind::kInternal, "the coarse change's tables are made without the root");
+  thread_local std::vector<Real> box;
+  box.resize(kernels::kPotentialBoxCells);
+  parent_potential_box(m, t, g, phi_field, 0.0, box.data(), nullptr);
+  const std::size_t off = std::size_t(phi_field) * mesh::kPatchCells;
+  const int first = t.first_patch[g];
+  for (int c = 0; c < mesh::kFamilySize; ++c) {
+    Real* phi = m.current(first + c) + off;
+    for (int a = 0; a < mesh::kPatchCells; ++a) {
+      const int f[3] = {a % kN + (c & 1) * kN, (a / kN) % kN + ((c >> 1) & 1) * kN,
+                        a / (kN * kN) + ((c >> 2) & 1) * kN};
+      phi[a] += kernels::interpolate_group_cell(box.data(), f);
+    }
+  }
+}
+
 }  // namespace tessera::gravity

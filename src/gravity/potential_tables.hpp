@@ -46,4 +46,10 @@ void gather_potential_tables(const mesh::Mesh& m, const PotentialTables& t, int 
                              double weight, Real* rho, Real* phi, bool coarse_ghosts,
                              int source_field, const SelfGravity* root);
 
+// add_coarse_change (self_gravity.hpp) for group g of the tables (built without a root:
+// the change is not bounded by the root's exterior): the change of the coarser level, in
+// its other time level, interpolated to the group's cells (kernels::interpolate_group_cell)
+// and added to its potential.
+void add_coarse_change_tables(mesh::Mesh& m, const PotentialTables& t, int g, int phi_field);
+
 }  // namespace tessera::gravity

@@ -48,25 +48,35 @@ void fill_random(mesh::Mesh& m, unsigned seed) {
           m.data(slot, p)[v * mesh::kPatchCells + i] = Real(u(rng));
 }
 
-class PotentialGather : public ::testing::TestWithParam<PotentialCase> {};
-
-TEST_P(PotentialGather, TablesEqualGatherPotentialBitForBit) {
-  const PotentialCase& c = GetParam();
+// The parameters of a self-gravitating run with refinement on the case's sides.
+Params case_params(const PotentialCase& c) {
   const std::string bc = c.periodic_gravity ? "periodic" : "outflow";
   std::vector<std::string> ov = {
       "mesh.nx=[48,48,48]", "amr.max_level=2",
       std::string("gravity.boundary=") + (c.periodic_gravity ? "periodic" : "isolated")};
   for (const char* side : {"xlo", "xhi", "ylo", "yhi", "zlo", "zhi"})
     ov.push_back(std::string("mesh.bc_") + side + "=" + bc);
-  const Params params = load_run_params(
+  return load_run_params(
       std::string(TESSERA_SOURCE_DIR) + "/problems/uniform_sphere/uniform_sphere.toml", ov);
-  const physics::Model model(params);
+}
+
+// The case's 3-level mesh with the run's fields.
+mesh::Mesh case_mesh(const PotentialCase& c, const Params& params) {
   mesh::testing::NestedSpec spec;
   spec.cells = {48, 48, 48};
   spec.sides = c.sides;
   spec.centre = c.centre;
   spec.radii = c.radii;
-  mesh::Mesh m = mesh::testing::nested_mesh(spec, evolve::run_fields(params));
+  return mesh::testing::nested_mesh(spec, evolve::run_fields(params));
+}
+
+class PotentialGather : public ::testing::TestWithParam<PotentialCase> {};
+
+TEST_P(PotentialGather, TablesEqualGatherPotentialBitForBit) {
+  const PotentialCase& c = GetParam();
+  const Params params = case_params(c);
+  const physics::Model model(params);
+  mesh::Mesh m = case_mesh(c, params);
   ASSERT_EQ(m.num_levels(), 3) << c.name;
   const int phi_field = m.fields().find(gravity::kPotentialField);
   const int source_field = m.fields().find(gravity::kCorrectionField);
@@ -119,6 +129,36 @@ TEST_P(PotentialGather, TablesEqualGatherPotentialBitForBit) {
   if (!c.periodic_gravity) {
     EXPECT_GT(beyond, 0) << c.name;
   }
+}
+
+// The potential correction's coarse change prolonged and added to a refined level
+// (add_coarse_change: the coarser level's other time level, continued beyond the domain,
+// interpolated axis by axis over the whole group) against the tables' evaluation per cell.
+TEST_P(PotentialGather, CoarseChangeTablesEqualAddCoarseChangeBitForBit) {
+  const PotentialCase& c = GetParam();
+  const Params params = case_params(c);
+  mesh::Mesh a = case_mesh(c, params), b = case_mesh(c, params);
+  ASSERT_EQ(a.num_levels(), 3) << c.name;
+  fill_random(a, 11);
+  fill_random(b, 11);
+  const int phi_field = a.fields().find(gravity::kPotentialField);
+  long long compared = 0;
+  for (int level = 1; level < a.num_levels(); ++level) {
+    gravity::add_coarse_change(a, level, phi_field);
+    const gravity::PotentialTables t = gravity::build_potential_tables(b, level);
+    for (int g = 0; g < t.groups(); ++g) gravity::add_coarse_change_tables(b, t, g, phi_field);
+    for (const int first : a.groups(level))
+      for (int ch = 0; ch < mesh::kFamilySize; ++ch) {
+        const Real* x = a.current(first + ch) + std::size_t(phi_field) * mesh::kPatchCells;
+        const Real* y = b.current(first + ch) + std::size_t(phi_field) * mesh::kPatchCells;
+        for (int i = 0; i < mesh::kPatchCells; ++i)
+          ASSERT_EQ(std::memcmp(x + i, y + i, sizeof(Real)), 0)
+              << c.name << ": level " << level << ", patch " << first + ch << ", cell " << i;
+        compared += mesh::kPatchCells;
+      }
+  }
+  std::printf("%s: %lld cells of the coarse change compared\n", c.name, compared);
+  EXPECT_GT(compared, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(
