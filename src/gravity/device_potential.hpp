@@ -45,6 +45,10 @@ class DevicePotential {
   virtual double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field, double weight,
                       double dt, kernels::Physics physics, const kernels::PhysicsParams& params,
                       const DeviceRootPotential& root) = 0;
+  // add_coarse_change on every group of the tables: the coarser level's change (its other
+  // time level, continued beyond the domain without the root's exterior) interpolated to
+  // the group's cells and added to their potential (add_coarse_change_tables' bits).
+  virtual void add_coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) = 0;
 };
 
 // Throws Error(kInput) in a build without the CUDA backend.

@@ -199,6 +199,21 @@ __global__ void __launch_bounds__(kThreads)
     atomicMax(speed, static_cast<unsigned long long>(__double_as_longlong(most[0])));
 }
 
+// add_coarse_change_tables on group blockIdx.x: the parent's box of the change (weight 0,
+// no exterior: `a` says so), interpolated per cell and added to the group's potential.
+__global__ void __launch_bounds__(kThreads) add_change_kernel(Args a, Real* level) {
+  __shared__ Real box[kBoxCells];
+  const int g = blockIdx.x;
+  parent_box(a, g, box);
+  for (int c = threadIdx.x; c < kG * kG * kG; c += blockDim.x) {
+    const int f[3] = {c % kG, (c / kG) % kG, c / (kG * kG)};
+    const int child = (f[0] / kN) + 2 * (f[1] / kN) + 4 * (f[2] / kN);
+    level[std::size_t(a.first[g] + child) * a.patch_reals + std::size_t(a.phi_field) * kCells +
+          ((f[2] % kN) * kN + (f[1] % kN)) * kN + (f[0] % kN)] +=
+        kernels::interpolate_group_cell(box, f);
+  }
+}
+
 class CudaPotential final : public DevicePotential {
  public:
   void set_tables(const mesh::Mesh& m, const PotentialTables& t) override {
@@ -265,6 +280,16 @@ class CudaPotential final : public DevicePotential {
     return speed;
   }
 
+  void add_coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
+    if (groups_ == 0) return;
+    auto& d = dynamic_cast<CudaDeviceMesh&>(dm);
+    const Args a = args(m, d, phi_field, 0.0, {}, false);  // no exterior: as add_coarse_change
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    add_change_kernel<<<groups_, kThreads>>>(a, d.pool(m.current_slot(level_)));
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
  private:
   void check(int groups) const {
     if (groups > groups_)
@@ -272,9 +297,10 @@ class CudaPotential final : public DevicePotential {
                   strprintf("level %d's potential tables hold %d groups, %d asked", level_, groups_,
                             groups));
   }
+  // `exterior`: level 1's boxes of an isolated solve are bounded by the root's exterior.
   Args args(const mesh::Mesh& m, CudaDeviceMesh& d, int phi_field, double weight,
-            const DeviceRootPotential& root) const {
-    if (root_exterior_ && (!root.phi || !root.phi_prev))
+            const DeviceRootPotential& root, bool exterior = true) const {
+    if (exterior && root_exterior_ && (!root.phi || !root.phi_prev))
       throw Error(ErrorKind::kInternal, "level 1's potential boxes without the root's exterior");
     Args a{};
     a.now = d.pool(m.current_slot(level_ - 1));
@@ -290,7 +316,7 @@ class CudaPotential final : public DevicePotential {
     a.weight = weight;
     a.wn = Real(weight);
     a.wo = Real(1 - weight);
-    a.root_exterior = root_exterior_;
+    a.root_exterior = exterior && root_exterior_;
     a.root = root;
     return a;
   }

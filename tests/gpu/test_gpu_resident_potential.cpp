@@ -214,5 +214,46 @@ TEST(GpuResidentPotential, RefinedKicksEqualKickRefinedBitForBit) {
   }
 }
 
+// The potential correction's coarse change prolonged and added on the device against the
+// host's add_coarse_change.
+TEST(GpuResidentPotential, CoarseChangeEqualsAddCoarseChangeBitForBit) {
+  const auto ex = exec::make_cuda_executor(0, 0);
+  for (const Case& c : kCases) {
+    GravityMesh host(c), device(c);
+    auto dm = ex->make_resident(device.m);
+    dm->upload(device.m);
+    const auto dp = gravity::make_device_potential();
+    long long compared = 0, changed = 0;
+    for (int level = 1; level < host.m.num_levels(); ++level) {
+      const int slot = host.m.current_slot(level);
+      std::vector<Real> before;
+      for (const int g : host.m.groups(level))
+        for (int ch = 0; ch < mesh::kFamilySize; ++ch)
+          before.insert(before.end(), host.m.data(slot, g + ch),
+                        host.m.data(slot, g + ch) + host.m.patch_reals());
+      gravity::add_coarse_change(host.m, level, host.phi);
+      dp->set_tables(device.m,
+                     gravity::build_potential_tables(device.m, level, nullptr, &device.root));
+      dp->add_coarse_change(device.m, *dm, device.phi);
+      dm->download(device.m, slot);
+      std::size_t at = 0;
+      for (const int g : host.m.groups(level))
+        for (int ch = 0; ch < mesh::kFamilySize; ++ch) {
+          const Real* x = host.m.data(slot, g + ch);
+          const Real* y = device.m.data(slot, g + ch);
+          for (std::size_t i = 0; i < host.m.patch_reals(); ++i, ++at) {
+            ASSERT_EQ(std::memcmp(x + i, y + i, sizeof(Real)), 0)
+                << c.name << ": level " << level << ", patch " << g + ch << ", value " << i;
+            changed += x[i] != before[at];
+          }
+          compared += static_cast<long long>(host.m.patch_reals());
+        }
+    }
+    std::printf("%s: %lld reals compared, %lld changed by the coarse change\n", c.name, compared,
+                changed);
+    EXPECT_GT(changed, 0);
+  }
+}
+
 }  // namespace
 }  // namespace tessera
