@@ -36,6 +36,16 @@ PotentialTables build_potential_tables(const mesh::Mesh& m, int level,
       place.periodic[d] = m.geometry().periodic(d);
     }
     t.place.push_back(place);
+    unsigned char faces = 0;
+    const int parent_patch = m.patch(first).parent;
+    for (int ax = 0; ax < 3; ++ax)
+      for (int side = 0; side < 2; ++side) {
+        int off[3] = {0, 0, 0};
+        off[ax] = side == 0 ? -1 : 1;
+        const int nb = m.neighbours().neighbour(parent_patch, off[0], off[1], off[2]);
+        if (nb < 0 || m.patch(nb).is_leaf()) faces |= 1u << (2 * ax + side);
+      }
+    t.gradient_faces.push_back(faces);
   }
   t.root_exterior = level == 1 && root && !root->periodic();
   return t;
@@ -142,6 +152,79 @@ void add_coarse_change_tables(mesh::Mesh& m, const PotentialTables& t, int g, in
       phi[a] += kernels::interpolate_group_cell(box.data(), f);
     }
   }
+}
+
+void fine_terms_tables(const mesh::Mesh& m, const PotentialTables& t, int g, int phi_field,
+                       int source_field, double four_pi_g, double mean, const SelfGravity* root,
+                       double* terms) {
+  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
+  const int first = t.first_patch[g];
+  const int slot = m.current_slot(t.level);
+  const double hf = m.dx(t.level);
+  // The potential of the group's cell (x, y, z), 0 .. 15 per axis.
+  const auto fine_phi = [&](int x, int y, int z) {
+    const int child = (x / kN) + 2 * (y / kN) + 4 * (z / kN);
+    return m.data(slot, first + child)[phi_off + ((z % kN) * kN + (y % kN)) * kN + x % kN];
+  };
+  // R(phi_fine): the eight finer cells of each parent cell, in fine_terms' order.
+  for (int k = 0; k < kN; ++k)
+    for (int j = 0; j < kN; ++j)
+      for (int i = 0; i < kN; ++i) {
+        double sum = 0;
+        for (int c = 0; c < 8; ++c)
+          sum += fine_phi(2 * i + (c & 1), 2 * j + ((c >> 1) & 1), 2 * k + (c >> 2));
+        terms[CorrectionTerms::kRestricted + (k * kN + j) * kN + i] = sum / 8;
+      }
+  // The finer level's residual, restricted: its boxes with the same-level neighbours'
+  // ghost values, each parent cell's eight contributions added in the group's cell order.
+  constexpr int n = kernels::kSorBox;
+  thread_local std::vector<Real> rho, box;
+  rho.resize(kernels::box_cells(1));
+  box.resize(kernels::box_cells(1));
+  gather_potential_tables(m, t, g, phi_field, 1.0, rho.data(), box.data(), false, source_field,
+                          root);
+  double* residual = terms + CorrectionTerms::kResidual;
+  for (int a = 0; a < mesh::kPatchCells; ++a) residual[a] = 0.0;
+  for (int k = 0; k < 2 * kN; ++k)
+    for (int j = 0; j < 2 * kN; ++j)
+      for (int i = 0; i < 2 * kN; ++i) {
+        const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
+        const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
+                           box[b - n * n] + box[b + n * n] - 6.0 * box[b];
+        residual[((k / 2) * kN + j / 2) * kN + i / 2] +=
+            (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
+      }
+  // The gradients through the parent's faces toward leaves and the domain's boundary: the
+  // fine cell inside less the ghost value interpolated from the parent's box (weight 1).
+  const unsigned faces = t.gradient_faces[g];
+  if (!faces) return;
+  thread_local std::vector<Real> parent;
+  parent.resize(kernels::kPotentialBoxCells);
+  parent_potential_box(m, t, g, phi_field, 1.0, parent.data(), root);
+  for (int ax = 0; ax < 3; ++ax)
+    for (const bool low : {true, false}) {
+      if (!(faces & (1u << (2 * ax + (low ? 0 : 1))))) continue;
+      const int side = low ? 1 : -1;  // from the inside cell toward the ghost: -side
+      const int f_in = low ? 0 : 2 * kN - 1;
+      const int a1 = (ax + 1) % 3, a2 = (ax + 2) % 3;
+      double* gradient = terms + CorrectionTerms::kGradient +
+                         CorrectionTerms::face(ax, low) * CorrectionTerms::kFaceCells;
+      for (int t2 = 0; t2 < kN; ++t2)
+        for (int t1 = 0; t1 < kN; ++t1) {
+          double fine = 0;
+          for (int s2 = 0; s2 < 2; ++s2)
+            for (int s1 = 0; s1 < 2; ++s1) {
+              int f[3];
+              f[a1] = 2 * t1 + s1;
+              f[a2] = 2 * t2 + s2;
+              f[ax] = f_in;
+              const double in = fine_phi(f[0], f[1], f[2]);
+              f[ax] = f_in - side;
+              fine += in - double(kernels::interpolate_potential_cell(parent.data(), f));
+            }
+          gradient[t2 * kN + t1] = fine / (4 * hf);
+        }
+    }
 }
 
 }  // namespace tessera::gravity

@@ -26,6 +26,9 @@ struct PotentialTables {
   std::vector<int> coarse;
   std::vector<int> clamp;
   std::vector<kernels::PotentialBoxPlace> place;
+  // Per group, bit 2 axis + (low ? 0 : 1): the parent's face beyond which lies a leaf or
+  // the domain's boundary (where the potential correction takes the finer level's gradient).
+  std::vector<unsigned char> gradient_faces;
   bool root_exterior = false;
   int groups() const { return static_cast<int>(first_patch.size()); }
 };
@@ -51,5 +54,13 @@ void gather_potential_tables(const mesh::Mesh& m, const PotentialTables& t, int 
 // its other time level, interpolated to the group's cells (kernels::interpolate_group_cell)
 // and added to its potential.
 void add_coarse_change_tables(mesh::Mesh& m, const PotentialTables& t, int g, int phi_field);
+
+// fine_terms (self_gravity.hpp) of the parent of group g of the tables (of level + 1), into
+// `terms` (CorrectionTerms::kReals doubles; the faces that need no gradient are left as
+// they are), from the tables' potential boxes: `mean` the periodic solve's mean density (0
+// when isolated), `root` for level 1's exterior.
+void fine_terms_tables(const mesh::Mesh& m, const PotentialTables& t, int g, int phi_field,
+                       int source_field, double four_pi_g, double mean, const SelfGravity* root,
+                       double* terms);
 
 }  // namespace tessera::gravity

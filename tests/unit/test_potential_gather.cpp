@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -129,6 +130,46 @@ TEST_P(PotentialGather, TablesEqualGatherPotentialBitForBit) {
   if (!c.periodic_gravity) {
     EXPECT_GT(beyond, 0) << c.name;
   }
+}
+
+// The potential correction's terms of each covered patch from its finer group (fine_terms:
+// the restricted potential, the restricted residual with the neighbours' ghost values and
+// the source, the gradients through faces toward leaves and the domain's sides) against
+// the tables' evaluation.
+TEST_P(PotentialGather, FineTermsFromTablesEqualFineTermsBitForBit) {
+  const PotentialCase& c = GetParam();
+  const Params params = case_params(c);
+  const physics::Model model(params);
+  mesh::Mesh m = case_mesh(c, params);
+  ASSERT_EQ(m.num_levels(), 3) << c.name;
+  const int phi = m.fields().find(gravity::kPotentialField);
+  const int source = m.fields().find(gravity::kCorrectionField);
+  gravity::SelfGravity root(params, model, m.geometry(), phi, source, false);
+  fill_random(m, 5);
+  root.solve(m);
+  const double four_pi_g = root.four_pi_g(), mean = root.mean_density();
+  long long compared = 0, faces = 0;
+  for (int level = 0; level + 1 < m.num_levels(); ++level) {
+    const gravity::CorrectionTerms want =
+        gravity::fine_terms(m, level, phi, source, four_pi_g, &root);
+    const gravity::PotentialTables t =
+        gravity::build_potential_tables(m, level + 1, nullptr, &root);
+    std::vector<double> got(gravity::CorrectionTerms::kReals);
+    for (int g = 0; g < t.groups(); ++g) {
+      std::fill(got.begin(), got.end(), std::numeric_limits<double>::quiet_NaN());
+      gravity::fine_terms_tables(m, t, g, phi, source, four_pi_g, mean, &root, got.data());
+      const double* w = want.at(m.patch(t.first_patch[g]).parent);
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_EQ(std::memcmp(&w[i], &got[i], sizeof(double)), 0)
+            << c.name << ": level " << level << ", group " << g << ", term " << i << ": " << w[i]
+            << " vs " << got[i];
+      compared += static_cast<long long>(got.size());
+      faces += __builtin_popcount(t.gradient_faces[g]);
+    }
+  }
+  std::printf("%s: %lld terms compared, %lld faces with a fine gradient\n", c.name, compared,
+              faces);
+  EXPECT_GT(faces, 0);
 }
 
 // The potential correction's coarse change prolonged and added to a refined level
