@@ -12,6 +12,7 @@
 namespace tessera::gravity {
 
 class SelfGravity;
+class CorrectionTerms;
 
 // Per group of a refined level (in the order given): its first patch; the mesh's neighbour
 // table row (kernels::kGatherBlocks blocks: a same-level patch where >= 0); the parent
@@ -62,5 +63,12 @@ void add_coarse_change_tables(mesh::Mesh& m, const PotentialTables& t, int g, in
 void fine_terms_tables(const mesh::Mesh& m, const PotentialTables& t, int g, int phi_field,
                        int source_field, double four_pi_g, double mean, const SelfGravity* root,
                        double* terms);
+
+// correction_source (self_gravity.hpp) on every patch of `level`, a covered patch's
+// potential box being the parent box of its group in `fine` (the tables of level + 1), with
+// the finer level's `terms`; `mean` the periodic solve's mean density (0 when isolated).
+void correction_source_tables(mesh::Mesh& m, int level, const PotentialTables& fine,
+                              const CorrectionTerms& terms, int phi_field, int source_field,
+                              double four_pi_g, double mean, const SelfGravity* root);
 
 }  // namespace tessera::gravity

@@ -172,6 +172,50 @@ TEST_P(PotentialGather, FineTermsFromTablesEqualFineTermsBitForBit) {
   EXPECT_GT(faces, 0);
 }
 
+// The potential correction's source on each level with a finer one (correction_source: the
+// covered cells' coarse equation with the fine terms and the level's own potential box, the
+// fine gradients on domain faces, the leaves' flux matching next to covered patches)
+// against the tables' evaluation.
+TEST_P(PotentialGather, CorrectionSourceFromTablesEqualsCorrectionSourceBitForBit) {
+  const PotentialCase& c = GetParam();
+  const Params params = case_params(c);
+  const physics::Model model(params);
+  mesh::Mesh a = case_mesh(c, params), b = case_mesh(c, params);
+  ASSERT_EQ(a.num_levels(), 3) << c.name;
+  const int phi = a.fields().find(gravity::kPotentialField);
+  const int source = a.fields().find(gravity::kCorrectionField);
+  gravity::SelfGravity root_a(params, model, a.geometry(), phi, source, false);
+  gravity::SelfGravity root_b(params, model, b.geometry(), phi, source, false);
+  fill_random(a, 13);
+  fill_random(b, 13);
+  root_a.solve(a);
+  root_b.solve(b);
+  const double four_pi_g = root_a.four_pi_g(), mean = root_a.mean_density();
+  long long compared = 0, nonzero = 0;
+  for (int level = a.num_levels() - 2; level >= 0; --level) {
+    const auto terms_a = gravity::fine_terms(a, level, phi, source, four_pi_g, &root_a);
+    const auto terms_b = gravity::fine_terms(b, level, phi, source, four_pi_g, &root_b);
+    gravity::correction_source(a, level, phi, source, four_pi_g, terms_a, &root_a);
+    const gravity::PotentialTables t =
+        gravity::build_potential_tables(b, level + 1, nullptr, &root_b);
+    gravity::correction_source_tables(b, level, t, terms_b, phi, source, four_pi_g, mean, &root_b);
+    for (const int first : a.groups(level))
+      for (int ch = 0; ch < mesh::kFamilySize; ++ch) {
+        const Real* x = a.current(first + ch) + std::size_t(source) * mesh::kPatchCells;
+        const Real* y = b.current(first + ch) + std::size_t(source) * mesh::kPatchCells;
+        for (int i = 0; i < mesh::kPatchCells; ++i) {
+          ASSERT_EQ(std::memcmp(x + i, y + i, sizeof(Real)), 0)
+              << c.name << ": level " << level << ", patch " << first + ch << ", cell " << i << ": "
+              << x[i] << " vs " << y[i];
+          nonzero += x[i] != 0;
+        }
+        compared += mesh::kPatchCells;
+      }
+  }
+  std::printf("%s: %lld source cells compared, %lld of them not zero\n", c.name, compared, nonzero);
+  EXPECT_GT(nonzero, 0);
+}
+
 // The potential correction's coarse change prolonged and added to a refined level
 // (add_coarse_change: the coarser level's other time level, continued beyond the domain,
 // interpolated axis by axis over the whole group) against the tables' evaluation per cell.
