@@ -1,5 +1,6 @@
 // Builds without the CUDA backend: the cuFFT root solve is an input error, the SOR's
 // device entry point is never called (the CPU executor runs solve_host).
+#include "src/gravity/device_correction.hpp"
 #include "src/gravity/device_potential.hpp"
 #include "src/gravity/device_root.hpp"
 #include "src/gravity/device_slab.hpp"
@@ -32,6 +33,10 @@ std::unique_ptr<DeviceRootGravity> make_device_root_gravity(std::array<int, 3>) 
 }
 
 std::unique_ptr<DevicePotential> make_device_potential() {
+  no_cufft();
+}
+
+std::unique_ptr<DeviceCorrection> make_device_correction() {
   no_cufft();
 }
 

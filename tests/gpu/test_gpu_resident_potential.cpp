@@ -18,6 +18,7 @@
 
 #include "../nested_mesh.hpp"
 #include "kernels/poisson_sor.hpp"
+#include "src/gravity/device_correction.hpp"
 #include "src/gravity/device_potential.hpp"
 #include "src/gravity/potential_tables.hpp"
 #include "tessera/evolve/schema.hpp"
@@ -252,6 +253,61 @@ TEST(GpuResidentPotential, CoarseChangeEqualsAddCoarseChangeBitForBit) {
     std::printf("%s: %lld reals compared, %lld changed by the coarse change\n", c.name, compared,
                 changed);
     EXPECT_GT(changed, 0);
+  }
+}
+
+// The potential correction's terms (fine_terms) and source (correction_source) on the
+// device against the host's, level by level from the finest as the correction's cycle goes
+// (a level's source enters the terms of the level below).
+TEST(GpuResidentPotential, CorrectionTermsAndSourceEqualTheHostBitForBit) {
+  const auto ex = exec::make_cuda_executor(0, 0);
+  for (const Case& c : kCases) {
+    GravityMesh host(c), device(c);
+    auto dm = ex->make_resident(device.m);
+    dm->upload(device.m);
+    const DeviceRoot droot(device.m, device.root);
+    const auto dc = gravity::make_device_correction();
+    const double four_pi_g = host.root.four_pi_g(), mean = host.root.mean_density();
+    long long terms_compared = 0, source_compared = 0, nonzero = 0;
+    for (int level = host.m.num_levels() - 2; level >= 0; --level) {
+      const auto want =
+          gravity::fine_terms(host.m, level, host.phi, host.source, four_pi_g, &host.root);
+      gravity::correction_source(host.m, level, host.phi, host.source, four_pi_g, want, &host.root);
+      const gravity::PotentialTables t =
+          gravity::build_potential_tables(device.m, level + 1, nullptr, &device.root);
+      dc->set_tables(device.m, t);
+      dc->fine_terms(device.m, *dm, device.phi, device.source, four_pi_g, mean, droot.view);
+      const std::vector<double> got = dc->terms();
+      for (int g = 0; g < t.groups(); ++g) {
+        const double* w = want.at(host.m.patch(t.first_patch[g]).parent);
+        const double* d = got.data() + std::size_t(g) * gravity::CorrectionTerms::kReals;
+        for (std::size_t i = 0; i < gravity::CorrectionTerms::kReals; ++i)
+          ASSERT_EQ(std::memcmp(&w[i], &d[i], sizeof(double)), 0)
+              << c.name << ": terms of level " << level << ", group " << g << ", term " << i
+              << ": host " << w[i] << ", device " << d[i];
+        terms_compared += gravity::CorrectionTerms::kReals;
+      }
+      dc->correction_source(device.m, *dm, device.phi, device.source, four_pi_g, mean, droot.view);
+      const int slot = host.m.current_slot(level);
+      dm->download(device.m, slot);
+      for (const int first : host.m.groups(level))
+        for (int ch = 0; ch < mesh::kFamilySize; ++ch) {
+          const Real* x =
+              host.m.data(slot, first + ch) + std::size_t(host.source) * mesh::kPatchCells;
+          const Real* y =
+              device.m.data(slot, first + ch) + std::size_t(host.source) * mesh::kPatchCells;
+          for (int i = 0; i < mesh::kPatchCells; ++i) {
+            ASSERT_EQ(std::memcmp(x + i, y + i, sizeof(Real)), 0)
+                << c.name << ": source of level " << level << ", patch " << first + ch << ", cell "
+                << i << ": host " << x[i] << ", device " << y[i];
+            nonzero += x[i] != 0;
+          }
+          source_compared += mesh::kPatchCells;
+        }
+    }
+    std::printf("%s: %lld terms and %lld source cells compared (%lld not zero)\n", c.name,
+                terms_compared, source_compared, nonzero);
+    EXPECT_GT(nonzero, 0);
   }
 }
 

@@ -1,0 +1,42 @@
+// The potential correction's terms and source on the GPU for a device-resident adaptive
+// run (the next step of device_potential.hpp; docs/architecture.md, "Self-gravity"):
+// fine_terms and correction_source evaluated from the finer level's potential tables, with
+// the bits of their host twins fine_terms_tables and correction_source_tables (so of
+// fine_terms and correction_source). Compiled without contractions.
+// tests/gpu/test_gpu_resident_potential.cpp compares them.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "src/gravity/device_potential.hpp"
+#include "src/gravity/potential_tables.hpp"
+
+namespace tessera::gravity {
+
+class DeviceCorrection {
+ public:
+  virtual ~DeviceCorrection() = default;
+  // For `fine.level - 1`, the level corrected: the finer level's tables (a covered patch's
+  // box is its finer group's parent box, its terms that group's), and each of the level's
+  // patches' six face neighbours and the finer group covering each (patches as pool
+  // positions); again after a regrid.
+  virtual void set_tables(const mesh::Mesh& m, const PotentialTables& fine) = 0;
+  // fine_terms_tables for every finer group, into the device's terms (a face without a
+  // gradient holds a quiet NaN, as CorrectionTerms leaves it). `mean`: the periodic
+  // solve's mean density (0 when isolated).
+  virtual void fine_terms(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field,
+                          int source_field, double four_pi_g, double mean,
+                          const DeviceRootPotential& root) = 0;
+  // correction_source_tables on every patch of the level, from the device's terms.
+  virtual void correction_source(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field,
+                                 int source_field, double four_pi_g, double mean,
+                                 const DeviceRootPotential& root) = 0;
+  // The device's terms, [finer group][CorrectionTerms::kReals] (tests).
+  virtual std::vector<double> terms() const = 0;
+};
+
+// Throws Error(kInput) in a build without the CUDA backend.
+std::unique_ptr<DeviceCorrection> make_device_correction();
+
+}  // namespace tessera::gravity
