@@ -81,8 +81,7 @@ std::vector<ParamSpec> core_specs() {
              "(self-gravity without refinement on one rank solves, kicks and keeps its "
              "potential on the GPU), on insists (problem-defined "
              "boundaries' ghost cells are then evaluated on the host per level step and sent; "
-             "self-gravity with refinement stays on the GPU without "
-             "gravity.potential_correction and is refused with it), "
+             "self-gravity with refinement stays on the GPU too), "
              "off stages every batch through the host"),
       real("mpi", "coarse_fine_cost", 1.5, {1, 100},
            "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "

@@ -29,12 +29,10 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
                   self_gravity ? "true" : "false", comm.size()));
   // Self-gravity stays on the GPU with the data for a run without refinement on one rank
   // (the root's density, cuFFT solve, potential and kicks: gravity/device_root.hpp), and,
-  // when asked (gpu.resident = "on"), for one with refinement but without the potential
-  // correction (the refined levels' SOR boxes and kicks: gravity/device_potential.hpp);
-  // the correction's sources and the slabs of several ranks work on the host's copy.
-  const bool correction = refined && params_.boolean("gravity.potential_correction");
-  const bool gravity_on_host =
-      self_gravity && (comm.size() > 1 || (refined && (correction || resident != "on")));
+  // when asked (gpu.resident = "on"), for one with refinement (the refined levels' SOR
+  // boxes and kicks, gravity/device_potential.hpp, and the potential correction,
+  // gravity/device_correction.hpp); the slabs of several ranks work on the host's copy.
+  const bool gravity_on_host = self_gravity && (comm.size() > 1 || (refined && resident != "on"));
   // Problem-defined sides: their ghost cells are evaluated on the host at every level step
   // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
   // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
@@ -45,8 +43,8 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
     log_line(
         "note: the patch data stay on the host and are staged per batch: the potential of "
         "self-gravity is solved on the host between the GPU's hydro steps (with refinement, "
-        "or on several ranks; gpu.resident = \"on\" keeps a run with refinement but without "
-        "gravity.potential_correction on the GPU)");
+        "or on several ranks; gpu.resident = \"on\" keeps a run with refinement on one rank "
+        "on the GPU)");
   if (resident == "auto" && on_gpu && problem_bc && !gravity_on_host)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "

@@ -428,9 +428,27 @@ void Simulation::solve_gravity(bool refined) {
     poisson.solve_refined(at_sync(level), true, iterations);
   };
   const int source = gravity_->source_field();
-  if (dev && source >= 0)
-    throw Error(ErrorKind::kInternal,
-                "the potential correction of a device-resident run (its sources are the host's)");
+  if (dev && source >= 0) {
+    // A device-resident run: the same cycle as below, each step on the GPU (one rank).
+    gravity_->device_clear_correction(*mesh_, *dev);
+    gravity_->solve(*mesh_, dev);
+    if (levels == 1) return;
+    if (refined)
+      for (int level = 1; level < levels; ++level) solve_level(level);
+    const int cycles = static_cast<int>(params_.integer("gravity.correction_cycles"));
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+      for (int level = levels - 1; level >= 1; --level) {
+        smooth(level);
+        gravity_->device_correct_down(*mesh_, *dev, level - 1);
+      }
+      gravity_->solve(*mesh_, dev);
+      for (int level = 1; level < levels; ++level) {
+        gravity_->device_correct_up(*mesh_, *dev, level);
+        smooth(level);
+      }
+    }
+    return;
+  }
   if (source < 0 || levels == 1) {
     if (source >= 0) gravity::clear_correction(*mesh_, source);
     gravity_->solve(*mesh_, dev);

@@ -32,6 +32,11 @@ class DeviceCorrection {
   virtual void correction_source(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field,
                                  int source_field, double four_pi_g, double mean,
                                  const DeviceRootPotential& root) = 0;
+  // keep_potential: a copy of the level's current potential, on the device.
+  virtual void keep_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) = 0;
+  // coarse_change into the level's other time level: on covered cells the current
+  // potential less the terms' restricted one, elsewhere less the kept copy.
+  virtual void coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) = 0;
   // The device's terms, [finer group][CorrectionTerms::kReals] (tests).
   virtual std::vector<double> terms() const = 0;
 };

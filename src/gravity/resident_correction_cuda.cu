@@ -205,6 +205,29 @@ __global__ void __launch_bounds__(kThreads) source_kernel(Args a, Level l, Real*
   }
 }
 
+// keep_potential / coarse_change on patch blockIdx.x of the corrected level (its tables'
+// order): `change` false copies the potential to `kept`; true writes into `other` the
+// current potential less the terms' restricted one (covered) or the kept one (a leaf), as
+// coarse_change: Real(double(now) - double(before)).
+__global__ void change_kernel(Level l, Real* kept, Real* other, bool change) {
+  const int p = blockIdx.x;
+  const std::size_t at =
+      std::size_t(l.position[p]) * l.patch_reals + std::size_t(l.phi_field) * kCells;
+  Real* k = kept + std::size_t(p) * kCells;
+  for (int c = threadIdx.x; c < kCells; c += blockDim.x) {
+    const Real now = l.pool[at + c];
+    if (!change) {
+      k[c] = now;
+      continue;
+    }
+    const int cover = l.cover[p];
+    const double before =
+        cover >= 0 ? l.terms[std::size_t(cover) * kReals + CorrectionTerms::kRestricted + c]
+                   : double(k[c]);
+    other[at + c] = Real(double(now) - before);
+  }
+}
+
 class CudaCorrection final : public DeviceCorrection {
  public:
   void set_tables(const mesh::Mesh& m, const PotentialTables& fine) override {
@@ -264,6 +287,13 @@ class CudaCorrection final : public DeviceCorrection {
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
+  void keep_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
+    run_change(m, dynamic_cast<CudaDeviceMesh&>(dm), phi_field, false);
+  }
+  void coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
+    run_change(m, dynamic_cast<CudaDeviceMesh&>(dm), phi_field, true);
+  }
+
   std::vector<double> terms() const override {
     std::vector<double> out(std::size_t(fine_.groups) * kReals);
     if (!out.empty())
@@ -273,6 +303,29 @@ class CudaCorrection final : public DeviceCorrection {
   }
 
  private:
+  void run_change(const mesh::Mesh& m, CudaDeviceMesh& d, int phi_field, bool change) {
+    if (patches_ == 0) return;
+    if (kept_.size() != std::size_t(patches_) * kCells)
+      kept_ = DeviceBuffer<Real>(std::size_t(patches_) * kCells);
+    const Level l{d.pool(m.current_slot(level_)),
+                  d.patch_reals(),
+                  position_.get(),
+                  cover_.get(),
+                  nb_.get(),
+                  nb_cover_.get(),
+                  phi_field,
+                  -1,
+                  0.0,
+                  0.0,
+                  m.dx(level_),
+                  terms_.get()};
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    change_kernel<<<patches_, kThreads>>>(l, kept_.get(), d.pool(m.next_slot(level_)), change);
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  DeviceBuffer<Real> kept_;
   DeviceTables fine_;
   DeviceBuffer<unsigned char> faces_;
   DeviceBuffer<int> position_, cover_, nb_, nb_cover_;

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "coarse_potential.hpp"
+#include "device_correction.hpp"
 #include "device_potential.hpp"
 #include "device_root.hpp"
 #include "kernels/gravity.hpp"
@@ -49,14 +50,6 @@ void check_params(const Params& p, const mesh::Geometry& g) {
                               "domain; set gravity.boundary = \"isolated\"",
                               "xyz"[d], mesh::boundary_name(g.boundary[d][0])));
   }
-  if (p.string("gpu.resident") == "on" && p.integer("amr.max_level") > 0 &&
-      p.boolean("gravity.potential_correction"))
-    throw Error(ErrorKind::kInput,
-                "gravity.enabled = true with gpu.resident = \"on\", amr.max_level > 0 and "
-                "gravity.potential_correction = true: the correction's sources are made on the "
-                "host between the GPU's hydro steps, so the patch data cannot stay on the GPU; "
-                "set gpu.resident = \"auto\" or \"off\", or gravity.potential_correction = "
-                "false");
 }
 
 SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mesh::Geometry& g,
@@ -187,6 +180,43 @@ DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh
     device_levels_version_[l] = dm.tables_version();
   }
   return *device_levels_[l];
+}
+
+DeviceCorrection& SelfGravity::device_correction(const mesh::Mesh& m, exec::DeviceMesh& dm,
+                                                 int level) const {
+  const std::size_t l = static_cast<std::size_t>(level);
+  if (device_corrections_.size() <= l) {
+    device_corrections_.resize(l + 1);
+    device_corrections_version_.resize(l + 1, -1);
+  }
+  if (!device_corrections_[l]) device_corrections_[l] = make_device_correction();
+  if (device_corrections_version_[l] != dm.tables_version()) {
+    device_corrections_[l]->set_tables(m, build_potential_tables(m, level + 1, nullptr, this));
+    device_corrections_version_[l] = dm.tables_version();
+  }
+  return *device_corrections_[l];
+}
+
+void SelfGravity::device_clear_correction(mesh::Mesh& m, exec::DeviceMesh& dm) const {
+  dm.zero_field(source_field_);
+  m.set_host_stale(0, true);
+  m.set_host_stale(1, true);
+}
+
+void SelfGravity::device_correct_down(mesh::Mesh& m, exec::DeviceMesh& dm, int level) const {
+  DeviceCorrection& c = device_correction(m, dm, level);
+  const DeviceRootPotential root = device_root();
+  c.keep_potential(m, dm, phi_field_);
+  c.fine_terms(m, dm, phi_field_, source_field_, four_pi_g_, mean_, root);
+  c.correction_source(m, dm, phi_field_, source_field_, four_pi_g_, mean_, root);
+  m.set_host_stale(m.current_slot(level), true);
+}
+
+void SelfGravity::device_correct_up(mesh::Mesh& m, exec::DeviceMesh& dm, int level) const {
+  device_correction(m, dm, level - 1).coarse_change(m, dm, phi_field_);
+  m.set_host_stale(m.next_slot(level - 1), true);
+  device_level(m, dm, level).add_coarse_change(m, dm, phi_field_);
+  m.set_host_stale(m.current_slot(level), true);
 }
 
 const exec::DeviceGather* SelfGravity::device_gather(const mesh::Mesh& m, exec::DeviceMesh& dm,

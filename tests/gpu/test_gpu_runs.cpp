@@ -332,6 +332,16 @@ TEST(GpuResident, AmrSelfGravityWithoutCorrectionMatchesStagedBitwise) {
       10, "amr_sphere");
 }
 
+// The same with the potential correction (on by default): its V-cycles' smoothing passes,
+// kept potentials, terms, sources, coarse changes and their prolongation on the GPU.
+TEST(GpuResident, AmrSelfGravityWithCorrectionMatchesStagedBitwise) {
+  expect_resident_matches_staged(
+      "uniform_sphere/uniform_sphere.toml",
+      {"mesh.nx=[32,32,32]", "amr.max_level=2", "amr.density_refine=[0.5,0.9]",
+       "problem.radius=0.2", "hydro.integrator=vl2"},
+      10, "amr_sphere_correction");
+}
+
 TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   set_log_quiet(true);
   const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";
@@ -368,7 +378,7 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   EXPECT_TRUE(evolve::Simulation(sphere({})).device_resident());
   EXPECT_TRUE(evolve::Simulation(sphere({"gpu.resident=on"})).device_resident());
   EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1"})).device_resident());
-  EXPECT_THROW(evolve::Simulation(sphere({"amr.max_level=1", "gpu.resident=on"})), Error);
+  EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gpu.resident=on"})).device_resident());
   EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false"}))
                    .device_resident());
   EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false",

@@ -397,8 +397,6 @@ TEST(ProblemValidation, SelfGravityRejectsMeaninglessSettings) {
                   {"gravity.boundary = \"periodic\"", "mesh.bc_xlo = \"outflow\"", "Jeans swindle",
                    "\"isolated\""});
   expect_rejected("check " + kSphere + " gravity.sor_omega=2", {"gravity.sor_omega"});
-  expect_rejected("check " + kSphere + " gpu.resident=on amr.max_level=1",
-                  {"gravity.enabled = true", "gpu.resident = \"on\"", "amr.max_level > 0"});
   // A Gaussian sphere must fall off before the isolated boundary.
   expect_rejected("check " + kSphere + " problem.profile=gaussian problem.radius=0.2",
                   {"problem.profile = \"gaussian\"", "5 sigma", "along x"});

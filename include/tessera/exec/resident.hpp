@@ -121,6 +121,9 @@ class DeviceMesh {
   // Exchanges the two time levels of the fields `fields` on level `level`'s families (a
   // pass that exchanges its outputs, pass.hpp).
   virtual void exchange_fields(const std::vector<int>& fields, int level) = 0;
+  // Sets the field `field` to zero in both time levels of every patch (the potential
+  // correction's source, cleared before each cycle).
+  virtual void zero_field(int field) = 0;
   // Incremented whenever the tables are made again (a regrid): what a pass's own tables
   // of the levels (DeviceGather) are checked against.
   virtual long long tables_version() const = 0;

@@ -27,6 +27,7 @@ namespace tessera::gravity {
 class RootPoissonSolver;
 class DeviceRootGravity;
 class DevicePotential;
+class DeviceCorrection;
 struct DeviceRootPotential;
 class SlabPoisson;
 class SelfGravity;
@@ -156,9 +157,8 @@ void gather_potential(const mesh::Mesh& mesh, int phi_field, int first_patch, do
 
 // What the [gravity] keys and the mesh make meaningless, as tessera::Error(kInput) naming
 // the keys: periodic gravity without periodic mesh boundaries (the mean density subtracted
-// by the Jeans swindle would be wrong for a bounded domain), gpu.resident = "on" with
-// refinement and the potential correction (its sources are made on the host between the
-// GPU's hydro steps). Nothing to check without gravity.
+// by the Jeans swindle would be wrong for a bounded domain). Nothing to check without
+// gravity.
 void check_params(const Params& params, const mesh::Geometry& geometry);
 
 class SelfGravity {
@@ -220,6 +220,13 @@ class SelfGravity {
   // on the GPU from the level's potential tables); valid until the next call.
   const exec::DeviceGather* device_gather(const mesh::Mesh& mesh, exec::DeviceMesh& resident,
                                           int level, double weight, bool coarse_ghosts) const;
+  // The potential correction's steps on a device-resident run (one rank; the cycle of
+  // Simulation::solve_gravity, device_correction.hpp), with the host's bits: the source
+  // cleared; down, `level`'s potential kept and its source made from the finer level's
+  // terms; up, the coarse change of level - 1 written and added to `level` (>= 1).
+  void device_clear_correction(mesh::Mesh& mesh, exec::DeviceMesh& resident) const;
+  void device_correct_down(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level) const;
+  void device_correct_up(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level) const;
   // The largest sqrt(h |g|) on `level` (the time step's gravity speed, as the kicks report
   // it) of the last solves, for the first step's time step; on a refined level over
   // `groups` (all of them when null).
@@ -310,6 +317,10 @@ class SelfGravity {
   class ResidentGather;
   mutable std::vector<std::unique_ptr<DevicePotential>> device_levels_;
   mutable std::vector<long long> device_levels_version_;
+  // The correction's terms and source of each level with a finer one, on the GPU.
+  DeviceCorrection& device_correction(const mesh::Mesh& m, exec::DeviceMesh& dm, int level) const;
+  mutable std::vector<std::unique_ptr<DeviceCorrection>> device_corrections_;
+  mutable std::vector<long long> device_corrections_version_;
   mutable std::unique_ptr<ResidentGather> gather_;
 };
 

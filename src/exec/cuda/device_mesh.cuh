@@ -86,6 +86,14 @@ class CudaDeviceMesh final : public DeviceMesh {
                                       cudaMemcpyDeviceToDevice));
   }
   void exchange_fields(const std::vector<int>& fields, int level) override;
+  void zero_field(int field) override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::size_t pitch = patch_reals_ * sizeof(Real);
+    for (int s = 0; s < 2; ++s)
+      TESSERA_CUDA_CHECK(cudaMemset2D(pool_[s].get() + std::size_t(field) * mesh::kPatchCells,
+                                      pitch, 0, mesh::kPatchCells * sizeof(Real), patches_));
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   long long tables_version() const override { return tables_version_; }
   const GatherTables& tables(int level) const override { return tables_.at(level); }
   int levels() const override { return static_cast<int>(tables_.size()); }
