@@ -410,7 +410,7 @@ void Simulation::solve_gravity(bool refined) {
   // A refined level's solve at the levels' common time, its ghost layer from the coarser
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
-  // A device-resident run (one rank, without the correction): the solves on the GPU.
+  // A device-resident run (one rank): the solves and the correction on the GPU.
   exec::DeviceMesh* const dev = resident_mode_ && device_current_ ? resident_.get() : nullptr;
   auto at_sync = [&](int level) {
     exec::LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, dev, 1.0};

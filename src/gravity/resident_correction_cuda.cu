@@ -35,7 +35,7 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ Real box[kBoxCells];
   const int g = blockIdx.x;
   const unsigned marked = faces[g];
-  if (needs_box(a, g, false) || marked) parent_box(a, g, box);
+  if (needs_box(a, g, false, true) || marked) parent_box(a, g, box);  // faces: all it reads
   double* t = terms + std::size_t(g) * kReals;
   for (int c = threadIdx.x; c < kCells; c += blockDim.x) {
     const int i = c % kN, j = (c / kN) % kN, k = c / (kN * kN);
@@ -305,8 +305,11 @@ class CudaCorrection final : public DeviceCorrection {
  private:
   void run_change(const mesh::Mesh& m, CudaDeviceMesh& d, int phi_field, bool change) {
     if (patches_ == 0) return;
-    if (kept_.size() != std::size_t(patches_) * kCells)
+    if (kept_.size() != std::size_t(patches_) * kCells) {
+      if (change)
+        throw Error(ErrorKind::kInternal, "a coarse change without the potential it keeps");
       kept_ = DeviceBuffer<Real>(std::size_t(patches_) * kCells);
+    }
     const Level l{d.pool(m.current_slot(level_)),
                   d.patch_reals(),
                   position_.get(),

@@ -184,6 +184,8 @@ DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh
 
 DeviceCorrection& SelfGravity::device_correction(const mesh::Mesh& m, exec::DeviceMesh& dm,
                                                  int level) const {
+  if (!on_device())
+    throw Error(ErrorKind::kInternal, "a device-resident potential correction on several ranks");
   const std::size_t l = static_cast<std::size_t>(level);
   if (device_corrections_.size() <= l) {
     device_corrections_.resize(l + 1);
