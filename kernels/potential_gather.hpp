@@ -44,28 +44,37 @@ TESSERA_HD Real potential_box_cell(const Value& value, const int* patches, const
 
 // Passes 1 to 3 (axis d = 0, 1, 2): beyond a non-periodic side the box continues the two
 // inside cells next to it linearly along d (gravity's continue_linearly: a + dist (a - b)),
-// for cell (i, j, k) of the box; a cell inside along d is left as it is.
+// for cell (i, j, k) of the box; a cell inside along d is left as it is. The domain's
+// cells along d are the box cells [first, end) (first <= 2 and end >= 10: the parent lies
+// inside), so the two cells a continuation reads are inside the box. Written without
+// clamping `first` and `end` to the box: an earlier form that clamped them (min/max, then
+// comparisons with the clamped bounds) continued the high side on the host but left it
+// as pass 0 made it on an H200 (sm_90, CUDA 13.0), serial or parallel alike; the GPU test
+// GpuKernelsNoFma.PotentialBoxContinuationEqualsTheHost guards this form.
 TESSERA_HD inline void continue_potential_cell(Real* box, const PotentialBoxPlace& p, int d, int i,
                                                int j, int k) {
-  constexpr int n = kPotentialBox;
   if (p.periodic[d]) return;
-  const int lo = p.corner[d] - 2;
-  const int below = -lo < 0 ? 0 : (-lo > n ? n : -lo);  // box cells [0, below) outside
-  const int up = p.cells[d] - lo;
-  const int above = up < 0 ? 0 : (up > n ? n : up);  // [above, n) outside
-  if ((below == 0 && above == n) || above - below < 2) return;
-  const int idx[3] = {i, j, k};
-  const int q = idx[d];
-  if (q >= below && q < above) return;
-  const int edge = q < below ? below : above - 1;  // the inside cell next to it
-  const int step = q < below ? 1 : -1;             // inward
-  int e0[3] = {i, j, k}, e1[3] = {i, j, k};
-  e0[d] = edge;
-  e1[d] = edge + step;
-  const Real a = box[potential_box_index(e0[0], e0[1], e0[2])];
-  const Real b = box[potential_box_index(e1[0], e1[1], e1[2])];
-  const int dist = q < below ? below - q : q - (above - 1);
-  box[potential_box_index(i, j, k)] = a + Real(dist) * (a - b);
+  const int q = d == 0 ? i : (d == 1 ? j : k);
+  const int first = 2 - p.corner[d];
+  const int end = p.cells[d] + 2 - p.corner[d];
+  int edge, step, dist;
+  if (q < first) {
+    edge = first;
+    step = 1;
+    dist = first - q;
+  } else if (q >= end) {
+    edge = end - 1;
+    step = -1;
+    dist = q - (end - 1);
+  } else {
+    return;
+  }
+  constexpr int n = kPotentialBox;
+  const int stride = d == 0 ? 1 : (d == 1 ? n : n * n);
+  const int at = potential_box_index(i, j, k);
+  const Real a = box[at + (edge - q) * stride];
+  const Real b = box[at + (edge + step - q) * stride];
+  box[at] = a + Real(dist) * (a - b);
 }
 
 // Pass 4, a parent on the root level of an isolated solve only: a box cell just outside

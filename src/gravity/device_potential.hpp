@@ -49,6 +49,11 @@ class DevicePotential {
   // time level, continued beyond the domain without the root's exterior) interpolated to
   // the group's cells and added to their potential (add_coarse_change_tables' bits).
   virtual void add_coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) = 0;
+  // The parent's potential box of every group of the tables (parent_potential_box's
+  // passes) into `boxes` (device memory, groups x 12^3): what the gathers, kicks and
+  // coarse changes interpolate from, exposed so that it can be checked on its own.
+  virtual void parent_boxes(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field, double weight,
+                            const DeviceRootPotential& root, Real* boxes) = 0;
 };
 
 // Throws Error(kInput) in a build without the CUDA backend.

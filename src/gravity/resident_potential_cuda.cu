@@ -106,6 +106,14 @@ __global__ void __launch_bounds__(kThreads) add_change_kernel(Args a, Real* leve
   }
 }
 
+// The parent's box of group blockIdx.x into boxes[blockIdx.x].
+__global__ void __launch_bounds__(kThreads) box_kernel(Args a, Real* boxes) {
+  __shared__ Real box[kBoxCells];
+  parent_box(a, blockIdx.x, box);
+  for (int c = threadIdx.x; c < kBoxCells; c += blockDim.x)
+    boxes[std::size_t(blockIdx.x) * kBoxCells + c] = box[c];
+}
+
 class CudaPotential final : public DevicePotential {
  public:
   void set_tables(const mesh::Mesh& m, const PotentialTables& t) override { tables_.set(m, t); }
@@ -164,6 +172,16 @@ class CudaPotential final : public DevicePotential {
     const Args a = tables_.args(m, d, phi_field, 0.0, {}, false);  // no exterior: as the host
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
     add_change_kernel<<<tables_.groups, kThreads>>>(a, d.pool(m.current_slot(tables_.level)));
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void parent_boxes(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field, double weight,
+                    const DeviceRootPotential& root, Real* boxes) override {
+    if (tables_.groups == 0) return;
+    const Args a = tables_.args(m, dynamic_cast<CudaDeviceMesh&>(dm), phi_field, weight, root);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    box_kernel<<<tables_.groups, kThreads>>>(a, boxes);
     TESSERA_CUDA_CHECK(cudaGetLastError());
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }

@@ -1,6 +1,11 @@
 // GPU kernels built with --fmad=false: the same operations in the same order as the CPU
 // loops, so every output is bitwise equal.
 #include "kernel_compare.cuh"
+#include "kernels/potential_gather.hpp"
+
+#include <cstring>
+#include <random>
+#include <vector>
 
 namespace tessera::kernels {
 namespace {
@@ -59,6 +64,95 @@ TEST(GpuKernelsNoFma, RelaxingTvdBitwiseEqualToCpu) {
         EXPECT_GT(counts.floored, 0) << what;
         EXPECT_EQ(counts.bad_groups, 2) << what;  // groups 3 and 7
       }
+}
+
+// The potential box's continuation passes (kernels/potential_gather.hpp) on the device, one
+// thread per cell with a barrier between passes as parent_box makes them, against the host.
+__global__ void continue_box(Real* boxes, const PotentialBoxPlace* places, int serial) {
+  __shared__ Real box[kPotentialBoxCells];
+  Real* out = boxes + std::size_t(blockIdx.x) * kPotentialBoxCells;
+  const PotentialBoxPlace& p = places[blockIdx.x];
+  constexpr int n = kPotentialBox;
+  for (int c = threadIdx.x; c < kPotentialBoxCells; c += blockDim.x) box[c] = out[c];
+  __syncthreads();
+  if (serial) {
+    if (threadIdx.x == 0)
+      for (int d = 0; d < 3; ++d)
+        for (int c = 0; c < kPotentialBoxCells; ++c)
+          continue_potential_cell(box, p, d, c % n, (c / n) % n, c / (n * n));
+  } else {
+    for (int d = 0; d < 3; ++d) {
+      for (int c = threadIdx.x; c < kPotentialBoxCells; c += blockDim.x)
+        continue_potential_cell(box, p, d, c % n, (c / n) % n, c / (n * n));
+      __syncthreads();
+    }
+  }
+  __syncthreads();
+  for (int c = threadIdx.x; c < kPotentialBoxCells; c += blockDim.x) out[c] = box[c];
+}
+
+TEST(GpuKernelsNoFma, PotentialBoxContinuationEqualsTheHost) {
+  std::vector<PotentialBoxPlace> places;
+  const int corners[] = {0, 8, 40, 88};
+  for (const int cells : {48, 96})
+    for (const int c0 : corners)
+      for (const int c1 : corners)
+        for (const bool per : {false, true}) {
+          if (c0 + 8 > cells || c1 + 8 > cells) continue;
+          PotentialBoxPlace p{};
+          p.corner[0] = c0;
+          p.corner[1] = c1;
+          p.corner[2] = cells - 8;
+          for (int d = 0; d < 3; ++d) p.cells[d] = cells;
+          p.periodic[0] = per;
+          places.push_back(p);
+        }
+  const std::size_t n = places.size() * kPotentialBoxCells;
+  std::vector<Real> host(n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (Real& x : host) x = Real(u(rng));
+  const std::vector<Real> start = host;
+  for (std::size_t b = 0; b < places.size(); ++b)
+    for (int d = 0; d < 3; ++d)
+      for (int c = 0; c < kPotentialBoxCells; ++c)
+        continue_potential_cell(host.data() + b * kPotentialBoxCells, places[b], d,
+                                c % kPotentialBox, (c / kPotentialBox) % kPotentialBox,
+                                c / (kPotentialBox * kPotentialBox));
+  EXPECT_NE(host, start);  // the passes continued something
+  Real* d_boxes = nullptr;
+  PotentialBoxPlace* d_places = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_boxes, n * sizeof(Real)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_places, places.size() * sizeof(PotentialBoxPlace)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_places, places.data(), places.size() * sizeof(PotentialBoxPlace),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  for (const int serial : {0, 1}) {
+    ASSERT_EQ(cudaMemcpy(d_boxes, start.data(), n * sizeof(Real), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    continue_box<<<static_cast<int>(places.size()), 256>>>(d_boxes, d_places, serial);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::vector<Real> got(n);
+    ASSERT_EQ(cudaMemcpy(got.data(), d_boxes, n * sizeof(Real), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    long long differ = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (std::memcmp(&got[i], &host[i], sizeof(Real)) == 0) continue;
+      if (differ++ < 6) {
+        const auto& p = places[i / kPotentialBoxCells];
+        const int c = static_cast<int>(i % kPotentialBoxCells);
+        ADD_FAILURE() << (serial ? "serial" : "parallel") << ": corner " << p.corner[0] << " "
+                      << p.corner[1] << " " << p.corner[2] << " cells " << p.cells[0]
+                      << " periodic x " << p.periodic[0] << ", cell " << c % kPotentialBox << " "
+                      << c / kPotentialBox % kPotentialBox << " "
+                      << c / (kPotentialBox * kPotentialBox) << ": host " << host[i] << ", device "
+                      << got[i] << ", start " << start[i];
+      }
+    }
+    EXPECT_EQ(differ, 0) << (serial ? "serial" : "parallel");
+  }
+  cudaFree(d_boxes);
+  cudaFree(d_places);
 }
 
 }  // namespace
