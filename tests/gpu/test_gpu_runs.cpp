@@ -366,8 +366,7 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   };
   EXPECT_FALSE(evolve::Simulation(dmr("auto")).device_resident());
   EXPECT_TRUE(evolve::Simulation(dmr("on")).device_resident());
-  // Self-gravity: resident without refinement; staged with it (the refined levels' SOR and
-  // the potential correction work on the host's copy), where "on" is refused.
+  // Self-gravity on one rank: resident with refinement and the potential correction too.
   auto sphere = [](std::vector<std::string> extra) {
     std::vector<std::string> ov = {"run.backend=cuda", "mesh.nx=[16,16,16]",
                                    "output.enabled=false"};
@@ -377,10 +376,10 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
   };
   EXPECT_TRUE(evolve::Simulation(sphere({})).device_resident());
   EXPECT_TRUE(evolve::Simulation(sphere({"gpu.resident=on"})).device_resident());
-  EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1"})).device_resident());
+  EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1"})).device_resident());
   EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gpu.resident=on"})).device_resident());
-  EXPECT_FALSE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false"}))
-                   .device_resident());
+  EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false"}))
+                  .device_resident());
   EXPECT_TRUE(evolve::Simulation(sphere({"amr.max_level=1", "gravity.potential_correction=false",
                                          "gpu.resident=on"}))
                   .device_resident());
