@@ -181,6 +181,14 @@ void expect_resident_matches_staged(const std::string& file, std::vector<std::st
   restarted.restart(reader);
   restarted.run();
   expect_bitwise(staged, restarted, "staged restart from the resident run's checkpoint");
+  // And continued resident: the checkpoint's levels uploaded into a fresh device copy.
+  const Params requested_resident =
+      with({"gpu.resident=on", "output.enabled=true", "output.dir=" + dir + "/resumed"});
+  evolve::Simulation resumed(evolve::restart_params(requested_resident, {}, reader.header(), ck));
+  resumed.restart(reader);
+  ASSERT_TRUE(resumed.device_resident());
+  resumed.run();
+  expect_bitwise(staged, resumed, "resident restart from the resident run's checkpoint");
   fs::remove_all(dir);
 }
 
