@@ -126,6 +126,12 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     if (undo && s.registers.touches(m, groups[t])) entries.push_back({t, true});
     entries.push_back({t, false});
   }
+  // Resident batches hold consecutive groups of one sign: the solves to undo first, then the
+  // new ones, so that neighbouring flagged groups share a batch (interleaved, every batch
+  // would hold one group). A register cell takes the fluxes of one group of the level only, so each
+  // cell still sees its group's undo before its new fluxes, as on the host.
+  if (dm)
+    std::stable_partition(entries.begin(), entries.end(), [](const Entry& x) { return x.undo; });
   if (!correcting_ || !(correcting_->shape == shape))
     // Small: it is made on the first flagged cell, outside the memory estimate.
     correcting_ = executor_.allocate(std::min(batch_, 32), *solver);
@@ -146,7 +152,8 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     {
       ScopedTimer t(s.timers, Stage::kPrepare);
       ParallelErrors errors;
-#pragma omp parallel for schedule(dynamic)
+      // Resident, only the flags are written here: too little to wake the threads for.
+#pragma omp parallel for schedule(dynamic) if (!dm)
       for (int g = 0; g < count; ++g)
         errors.run(g, [&] {
           const Entry& en = entries[e + g];
