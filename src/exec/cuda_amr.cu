@@ -25,15 +25,17 @@ constexpr int kFace = P * P;
 __global__ void close_registers_kernel(const Real* __restrict__ flux, std::size_t flux_reals,
                                        int nflux, const int* __restrict__ group_coarse,
                                        const int* __restrict__ group_fine, Real* data, Real* fine,
-                                       Real rdt) {
+                                       Real rdt, const int* __restrict__ list) {
   constexpr int G = kernels::kGroupSize;
+  // g: the group's flux planes in the batch; t: its entry in the tables.
   const int g = blockIdx.x, slot = blockIdx.y, a = threadIdx.x / P, b = threadIdx.x % P;
+  const int t = list ? list[g] : g;
   const Real* planes = flux + g * flux_reals;
   const auto plane_value = [&](int dir, int plane, int v, int i, int j) {
     return planes[(kernels::flux_plane(dir, plane) * nflux + v) * kernels::kFaceCells + i * G + j];
   };
   if (slot < 48) {
-    const int r = group_coarse[g * 48 + slot];
+    const int r = group_coarse[t * 48 + slot];
     if (r < 0) return;
     const int c = slot / 6, face = slot % 6, dir = face / 2, side = face % 2;
     const int pos[3] = {(c & 1) * P, ((c >> 1) & 1) * P, ((c >> 2) & 1) * P};
@@ -46,7 +48,7 @@ __global__ void close_registers_kernel(const Real* __restrict__ flux, std::size_
     return;
   }
   const int face = slot - 48;
-  const int r = group_fine[g * 6 + face];
+  const int r = group_fine[t * 6 + face];
   if (r < 0) return;
   const int dir = face / 2, plane = 2 * (face % 2);
   for (int v = 0; v < nflux; ++v) {
@@ -285,14 +287,15 @@ void CudaDeviceMesh::set_registers(const mesh::Mesh& m, const FluxRegisters& r) 
 }
 
 void CudaDeviceMesh::close_registers(int level, int first_group, int n, const Real* flux,
-                                     std::size_t flux_reals, double dt, cudaStream_t stream) {
+                                     std::size_t flux_reals, double dt, cudaStream_t stream,
+                                     const int* list) {
   if (n <= 0 || level >= levels()) return;
   const Level& d = levels_[level];
   if (d.group_coarse.size() == 0) return;  // no registers were set
   Real* parent_fine = level > 0 ? levels_[level - 1].fine.get() : nullptr;
   close_registers_kernel<<<dim3(n, 54), kFace, 0, stream>>>(
       flux, flux_reals, nflux_, d.group_coarse.get() + std::size_t(first_group) * 48,
-      d.group_fine.get() + std::size_t(first_group) * 6, d.data.get(), parent_fine, Real(dt));
+      d.group_fine.get() + std::size_t(first_group) * 6, d.data.get(), parent_fine, Real(dt), list);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 

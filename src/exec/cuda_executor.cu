@@ -71,20 +71,22 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
                               const int* __restrict__ blocks, const int* __restrict__ codes,
                               int ghost, int first_field, int nfields, FieldSigns signs,
                               CoarseArgs ca, const __grid_constant__ kernels::ProlongFields pf,
-                              ProblemArgs pa, Real* __restrict__ in, std::size_t in_reals) {
+                              ProblemArgs pa, Real* __restrict__ in, std::size_t in_reals,
+                              const int* __restrict__ list) {
   const int n3 = kernels::box_cells(ghost);
   const int cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell >= n3) return;
-  const int g = blockIdx.y;
+  // g: the box in the batch; t: the group's entry in the tables (a listed batch's own).
+  const int g = blockIdx.y, t = list ? list[g] : g;
   // Problem-defined sides: the tables of this group's sides.
   const int* sides[6] = {};
   if (pa.side)
     for (int i = 0; i < 6; ++i) {
-      const int at = pa.side[std::size_t(g) * 6 + i];
+      const int at = pa.side[std::size_t(t) * 6 + i];
       sides[i] = at >= 0 ? pa.entries + at : nullptr;
     }
   const kernels::GatherSource src =
-      kernels::gather_source(blocks + std::size_t(g) * kernels::kGatherBlocks, codes[g], ghost,
+      kernels::gather_source(blocks + std::size_t(t) * kernels::kGatherBlocks, codes[t], ghost,
                              cell, pa.side ? sides : nullptr);
   // A problem-defined side's state, where it is the cell's value (the problem's fields).
   const auto state = [&](int v, Real& x) {
@@ -96,8 +98,8 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
   };
   Real* out = in + g * in_reals + cell;
   if (src.patch == kernels::kGatherCoarse) {
-    const int* coarse = ca.coarse + std::size_t(g) * kernels::kCoarseBlocks;
-    const int* clamp = ca.clamp + std::size_t(g) * kernels::kCoarseClamp;
+    const int* coarse = ca.coarse + std::size_t(t) * kernels::kCoarseBlocks;
+    const int* clamp = ca.clamp + std::size_t(t) * kernels::kCoarseClamp;
     const bool inject = kernels::coarse_cell_injects(ca.value, coarse, clamp, pf, ghost, src.at);
     for (int v = 0; v < nfields; ++v) {
       Real x;
@@ -134,15 +136,16 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
 // One thread per interior cell and group: the 16^3 interior goes to the group's 8 patches.
 __global__ void scatter_kernel(const Real* __restrict__ interior, std::size_t out_reals,
                                const int* __restrict__ first_patch, int first_field, int nfields,
-                               Real* __restrict__ pool, std::size_t patch_reals) {
+                               Real* __restrict__ pool, std::size_t patch_reals,
+                               const int* __restrict__ list) {
   constexpr int G = kernels::kGroupSize, P = kernels::kPatchSize;
   const int cell = blockIdx.x * blockDim.x + threadIdx.x;
   if (cell >= kernels::kGroupCells) return;
-  const int g = blockIdx.y;
+  const int g = blockIdx.y, t = list ? list[g] : g;
   const int i = cell % G, j = (cell / G) % G, k = cell / (G * G);
   const int child = (i / P) + 2 * (j / P) + 4 * (k / P);
   const int local = ((k % P) * P + (j % P)) * P + (i % P);
-  Real* to = pool + std::size_t(first_patch[g] + child) * patch_reals +
+  Real* to = pool + std::size_t(first_patch[t] + child) * patch_reals +
              std::size_t(first_field) * mesh::kPatchCells + local;
   const Real* from = interior + g * out_reals + cell;
   for (int v = 0; v < nfields; ++v)
@@ -163,6 +166,8 @@ class CudaStaging final : public Staging {
         d_flux(groups * solver.shape().flux_reals()),
         d_scratch(groups * solver.device_scratch_reals()),
         d_results(groups),
+        h_list(groups),
+        d_list(groups),
         scratch_reals(solver.device_scratch_reals()),
         chunks(streams) {
     set_shape(groups, solver.shape());
@@ -172,6 +177,8 @@ class CudaStaging final : public Staging {
   PinnedBuffer<kernels::GroupResult> h_results;
   DeviceBuffer<Real> d_in, d_out, d_flux, d_scratch;
   DeviceBuffer<kernels::GroupResult> d_results;
+  PinnedBuffer<int> h_list;  // a listed resident batch's groups (ResidentBatch::groups)
+  DeviceBuffer<int> d_list;
   std::size_t scratch_reals;
   std::vector<ChunkEvents> chunks;
 };
@@ -282,11 +289,22 @@ class CudaExecutor final : public Executor {
     // Fields gathered from the device copy; the box's other variables come from the host
     // staging (the flags of a correcting pass).
     const int gathered = rb.in_count >= 0 ? rb.in_count : shape.in_vars;
-    if (rb.level < 0 || rb.level >= dm.levels() || rb.first_group < 0 ||
-        rb.first_group + count > dm.tables(rb.level).groups() || gathered < 1 ||
-        gathered > shape.in_vars || (!rb.gather && rb.in_first + gathered > kMaxFields) ||
-        rb.out_first + shape.out_vars > kMaxFields)
-      throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
+    const bool listed = rb.groups != nullptr;
+    bool outside = rb.level < 0 || rb.level >= dm.levels() || gathered < 1 ||
+                   gathered > shape.in_vars ||
+                   (!rb.gather && rb.in_first + gathered > kMaxFields) ||
+                   rb.out_first + shape.out_vars > kMaxFields;
+    if (!outside && listed) {
+      // Listed groups: each within the tables, and the tables' gather (a pass's own
+      // gather takes a first group).
+      outside = rb.gather != nullptr || count > st.capacity;
+      for (int g = 0; g < count && !outside; ++g)
+        outside = rb.groups[g] < 0 || rb.groups[g] >= dm.tables(rb.level).groups();
+      if (!outside) std::copy(rb.groups, rb.groups + count, st.h_list.get());
+    } else if (!outside) {
+      outside = rb.first_group < 0 || rb.first_group + count > dm.tables(rb.level).groups();
+    }
+    if (outside) throw Error(ErrorKind::kInternal, "a device-resident batch outside its mesh");
     FieldSigns signs{};
     for (int v = 0; v < kMaxFields; ++v)
       signs.component[v] = v + rb.in_first < kMaxFields ? dm.signs().component[v + rb.in_first]
@@ -310,8 +328,14 @@ class CudaExecutor final : public Executor {
       ev.resident = true;
       if (n == 0) continue;
       cudaStream_t stream = streams_[s]->get();
-      const int group = rb.first_group + first;
+      // A listed chunk's tables are indexed through its part of the list (`list`), from the
+      // tables' start.
+      const int group = listed ? 0 : rb.first_group + first;
+      const int* list = listed ? st.d_list.get() + first : nullptr;
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.start.get(), stream));
+      if (listed)
+        TESSERA_CUDA_CHECK(cudaMemcpyAsync(st.d_list.get() + first, st.h_list.get() + first,
+                                           n * sizeof(int), cudaMemcpyHostToDevice, stream));
       if (rb.gather)
         rb.gather->gather(dm, group, n, st.d_in.get() + first * in_reals, in_reals, stream);
       else
@@ -324,7 +348,7 @@ class CudaExecutor final : public Executor {
             tables.prolong,
             ProblemArgs{problem.side ? problem.side + std::size_t(group) * 6 : nullptr,
                         problem.entries, problem.states, problem.nvar},
-            st.d_in.get() + first * in_reals, in_reals);
+            st.d_in.get() + first * in_reals, in_reals, list);
       TESSERA_CUDA_CHECK(cudaGetLastError());
       if (gathered < shape.in_vars) {
         const std::size_t skip = std::size_t(gathered) * n3, pitch = in_reals * sizeof(Real);
@@ -336,12 +360,12 @@ class CudaExecutor final : public Executor {
       solve_chunk(solver, st, first, n, stream);
       if (rb.reflux_dt != 0)
         dm.close_registers(level, group, n, st.d_flux.get() + first * st.flux_reals, st.flux_reals,
-                           rb.reflux_dt, stream);
+                           rb.reflux_dt, stream, list);
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.computed.get(), stream));
       if (rb.scatter) {
         scatter_kernel<<<dim3(kernels::kGroupCells / kThreads, n), kThreads, 0, stream>>>(
             st.d_out.get() + first * out_reals, out_reals, dm.first_position(level) + group,
-            rb.out_first, shape.out_vars, dm.pool(rb.write), dm.patch_reals());
+            rb.out_first, shape.out_vars, dm.pool(rb.write), dm.patch_reals(), list);
         TESSERA_CUDA_CHECK(cudaGetLastError());
       }
       TESSERA_CUDA_CHECK(cudaEventRecord(ev.scattered.get(), stream));

@@ -126,10 +126,10 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     if (undo && s.registers.touches(m, groups[t])) entries.push_back({t, true});
     entries.push_back({t, false});
   }
-  // Resident batches hold consecutive groups of one sign: the solves to undo first, then the
-  // new ones, so that neighbouring flagged groups share a batch (interleaved, every batch
-  // would hold one group). A register cell takes the fluxes of one group of the level only, so each
-  // cell still sees its group's undo before its new fluxes, as on the host.
+  // Resident batches hold the listed groups of one sign (ResidentBatch::groups): the solves
+  // to undo first, then the new ones, so that a round takes two batches, not two per group.
+  // A register cell takes the fluxes of one group of the level only, so each cell still sees
+  // its group's undo before its new fluxes, as on the host.
   if (dm)
     std::stable_partition(entries.begin(), entries.end(), [](const Entry& x) { return x.undo; });
   if (!correcting_ || !(correcting_->shape == shape))
@@ -138,17 +138,18 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
   Staging& st = *correcting_;
   const int n3 = kernels::box_cells(shape.ghost);
   const std::size_t flags_at = std::size_t(in.count) * n3;
+  std::vector<int> listed;  // a resident batch's groups, by their index in the tables
   std::size_t e = 0;
   while (e < entries.size()) {
-    // A batch: up to the staging's capacity (resident: consecutive groups of the tables).
+    // A batch: up to the staging's capacity. Resident batches put their fluxes into the
+    // registers with one sign: solves to undo and new ones apart.
     std::size_t end = e + 1;
-    // Resident batches put their fluxes into the registers with one sign: solves to undo
-    // and new ones apart.
     while (end < entries.size() && int(end - e) < st.capacity &&
-           (!dm || (entries[end].index == entries[end - 1].index + 1 &&
-                    entries[end].undo == entries[e].undo)))
+           (!dm || entries[end].undo == entries[e].undo))
       ++end;
     const int count = static_cast<int>(end - e);
+    listed.clear();
+    for (std::size_t k = e; k < end; ++k) listed.push_back(entries[k].index);
     {
       ScopedTimer t(s.timers, Stage::kPrepare);
       ParallelErrors errors;
@@ -182,6 +183,7 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
                                    undo ? (entries[e].undo ? -s.dt : s.dt) : 0.0,
                                    !entries[e].undo};
         rb.time = s.time;
+        rb.groups = listed.data();
         dm->problem_ghosts(m, s.level, shape.ghost, s.time);
         executor_.submit_resident(*solver, st, count, *dm, rb);
       } else

@@ -106,6 +106,10 @@ class Executor {
     // The pass's own gather (GroupPass::resident_gather) in place of the tables' (null:
     // the tables').
     const DeviceGather* gather = nullptr;
+    // The batch's groups (`count` indices in the level's tables, any order) in place of
+    // first_group onwards: a correcting pass's flagged groups, wherever they lie. Only with
+    // the tables' gather.
+    const int* groups = nullptr;
   };
   virtual void submit_resident(const GroupSolver& solver, Staging& staging, int count,
                                DeviceMesh& dm, const ResidentBatch& rb);

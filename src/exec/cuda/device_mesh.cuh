@@ -152,9 +152,10 @@ class CudaDeviceMesh final : public DeviceMesh {
             kernels::Physics physics, const kernels::PhysicsParams& params,
             std::vector<std::uint32_t>& marks) override;
   // Adds the flux planes of the groups [first_group, first_group + n) of `level`'s tables
-  // (`flux`, one group every flux_reals) to the registers, as FluxRegisters::close_group.
+  // (`flux`, one group every flux_reals) to the registers, as FluxRegisters::close_group;
+  // with `list` (device memory, n entries) the groups first_group + list[i].
   void close_registers(int level, int first_group, int n, const Real* flux, std::size_t flux_reals,
-                       double dt, cudaStream_t stream);
+                       double dt, cudaStream_t stream, const int* list = nullptr);
 
   // Where patch p lies in the pool (in patches); the pool must hold it.
   static int position(const mesh::Mesh& m, int p) {
