@@ -306,6 +306,9 @@ void CudaDeviceMesh::finish_fine_step(int level) {
   const std::size_t n = d.data.size();
   finish_fine_kernel<<<(n + 255) / 256, 256>>>(d.data.get(), d.fine.get(), n);
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  // The legacy stream does not order the batches' non-blocking streams: the next fine
+  // step's register kernels add to `fine` only after this has cleared it.
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 long long CudaDeviceMesh::reflux(const mesh::Mesh& m, int level) {

@@ -295,12 +295,15 @@ class CudaExecutor final : public Executor {
                    (!rb.gather && rb.in_first + gathered > kMaxFields) ||
                    rb.out_first + shape.out_vars > kMaxFields;
     if (!outside && listed) {
-      // Listed groups: each within the tables, and the tables' gather (a pass's own
-      // gather takes a first group).
-      outside = rb.gather != nullptr || count > st.capacity;
+      // Listed groups: within the tables and increasing (a group twice would race in the
+      // scatter and add its fluxes twice).
+      outside = count < 1 || count > st.capacity;
       for (int g = 0; g < count && !outside; ++g)
-        outside = rb.groups[g] < 0 || rb.groups[g] >= dm.tables(rb.level).groups();
+        outside = rb.groups[g] < 0 || rb.groups[g] >= dm.tables(rb.level).groups() ||
+                  (g > 0 && rb.groups[g] <= rb.groups[g - 1]);
       if (!outside) std::copy(rb.groups, rb.groups + count, st.h_list.get());
+      if (rb.gather)  // a pass's own gather takes a first group
+        throw Error(ErrorKind::kInternal, "a listed device-resident batch with its own gather");
     } else if (!outside) {
       outside = rb.first_group < 0 || rb.first_group + count > dm.tables(rb.level).groups();
     }
