@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "coarse_potential.hpp"
+#include "correction_stencil.hpp"
 #include "kernels/group_layout.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -168,23 +169,13 @@ CorrectionTerms fine_terms(const mesh::Mesh& m, int level, int phi_field, int so
       // interpolated coarse ones): the full-approximation scheme's coarse equation carries
       // it, so that a finer level that is only smoothed, not solved, still has its
       // remaining error corrected from the coarse level.
-      constexpr int n = kernels::kSorBox;
       thread_local std::vector<Real> rho, box;
       rho.resize(kernels::box_cells(1));
       box.resize(kernels::box_cells(1));
       gather_potential(m, phi_field, first_child, 1.0, rho.data(), box.data(), false, source_field,
                        root);
-      double* residual = t + CorrectionTerms::kResidual;
-      std::fill_n(residual, mesh::kPatchCells, 0.0);
-      for (int k = 0; k < 2 * kN; ++k)
-        for (int j = 0; j < 2 * kN; ++j)
-          for (int i = 0; i < 2 * kN; ++i) {
-            const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
-            const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
-                               box[b - n * n] + box[b + n * n] - 6.0 * box[b];
-            residual[((k / 2) * kN + j / 2) * kN + i / 2] +=
-                (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
-          }
+      detail::restricted_residual(rho.data(), box.data(), four_pi_g, mean, hf,
+                                  t + CorrectionTerms::kResidual);
       // The finer level's gradient through p's face along `ax` (low: p's low face), seen
       // from the cell beyond it, at face cell (t1, t2): the mean over the four fine faces of
       // (inside - ghost) / hf, the ghost values interpolated from the potential around p as
@@ -283,148 +274,39 @@ void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, para
 void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field, double four_pi_g,
                        const CorrectionTerms& terms, const SelfGravity* root,
                        const std::vector<int>* only) {
-  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
-  const std::size_t src_off = std::size_t(source_field) * mesh::kPatchCells;
   const double mean = root ? root->mean_density() : 0.0;  // periodic: the Jeans swindle's
-  const double h = m.dx(level);
-  const mesh::NeighbourTable& table = m.neighbours();
+  const detail::SourceStencil stencil{m,
+                                      terms,
+                                      std::size_t(phi_field) * mesh::kPatchCells,
+                                      std::size_t(source_field) * mesh::kPatchCells,
+                                      m.dx(level),
+                                      four_pi_g,
+                                      mean};
   const auto& groups = only ? *only : m.groups(level);
   auto covered = [&](int p) { return !m.patch(p).is_leaf(); };
-  // d = R(phi_fine) - phi on covered patch p's cells.
-  auto d_of = [&](int p, int a) {
-    return terms.at(p)[CorrectionTerms::kRestricted + a] -
-           double(m.current(p)[phi_off + std::size_t(a)]);
-  };
-  auto gradient = [&](int p, int ax, bool low) {
-    return terms.at(p) + CorrectionTerms::kGradient +
-           CorrectionTerms::face(ax, low) * CorrectionTerms::kFaceCells;
-  };
-  // The source on the covered cells: with psi = R(phi_fine) there and phi elsewhere, the
-  // coarse equation laplacian(psi) = 4 pi G (rho + source - mean) - R(residual), i.e.
-  // source = (laplacian(phi) + laplacian(d) + R(residual)) / (4 pi G) - rho + mean
-  // (laplacian(phi) with the ghost values of its own solve); zero on the leaves before their
-  // flux terms.
-  const double scale = 1.0 / (four_pi_g * h * h);  // covered cells
-  ParallelErrors errors;                           // a missing term throws
+  // The covered patches first: a leaf's flux terms read their potential and terms, not
+  // their source. Each covered patch's potential box with the ghost values of its own solve.
+  ParallelErrors errors;  // a missing term throws
 #pragma omp parallel for schedule(static)
   for (std::size_t g = 0; g < groups.size(); ++g)
     errors.run(static_cast<std::int64_t>(g), [&] {
       for (int c = 0; c < mesh::kFamilySize; ++c) {
         const int p = groups[g] + c;
         if (!covered(p)) continue;
-        Real* src = m.current(p) + src_off;
         thread_local mesh::CoarseBox own_phi;
         detail::gather_parent_potential(m, p, 1.0, phi_field, own_phi, root);
-        const double* rp = terms.at(p) + CorrectionTerms::kResidual;
-        const Real* rho_p = m.current(p);
-        // d at (i, j, k) of the patch, which may lie in a face neighbour: zero where that is
-        // a leaf, or beyond the domain.
-        auto at = [&](int i, int j, int k) -> double {
-          int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
-          for (int a = 0; a < 3; ++a)
-            if (idx[a] < 0)
-              off[a] = -1, idx[a] += kN;
-            else if (idx[a] >= kN)
-              off[a] = 1, idx[a] -= kN;
-          if (off[0] == 0 && off[1] == 0 && off[2] == 0) return d_of(p, (k * kN + j) * kN + i);
-          const int nb = table.neighbour(p, off[0], off[1], off[2]);
-          if (nb < 0)  // beyond the domain: no gradient of d across the boundary
-            return d_of(p, (std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
-                               std::clamp(i, 0, kN - 1));
-          if (!covered(nb)) return 0.0;
-          return d_of(nb, (idx[2] * kN + idx[1]) * kN + idx[0]);
-        };
         // own_phi's box starts two cells before the patch.
-        auto phi_at = [&](int i, int j, int k) {
+        stencil.covered_source(p, covered, [&](int i, int j, int k) {
           return double(own_phi.at(0, i + 2, j + 2, k + 2));
-        };
-        for (int k = 0; k < kN; ++k)
-          for (int j = 0; j < kN; ++j)
-            for (int i = 0; i < kN; ++i) {
-              const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
-                                 at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
-                                 6 * d_of(p, (k * kN + j) * kN + i);
-              const double lap_phi = phi_at(i - 1, j, k) + phi_at(i + 1, j, k) +
-                                     phi_at(i, j - 1, k) + phi_at(i, j + 1, k) +
-                                     phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
-                                     6 * phi_at(i, j, k);
-              const int a = (k * kN + j) * kN + i;
-              src[a] = Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
-            }
-        // On a domain face the composite flux is the finer level's too (its difference
-        // between the inside cells and the ghost values its solve has there, from the
-        // coarse exterior potential): the face's term phi(ghost) - phi of the covered cell
-        // gives way to h times the fine gradient outward. Without it a level covering the
-        // domain's face and its coarser level would hold different masses (the outward
-        // fluxes' sums), and every cycle would shift the whole potential.
-        for (int ax = 0; ax < 3; ++ax)
-          for (int side = -1; side <= 1; side += 2) {
-            int off[3] = {0, 0, 0};
-            off[ax] = side;
-            if (table.neighbour(p, off[0], off[1], off[2]) >= 0) continue;
-            const int q = side < 0 ? 0 : kN - 1;  // the covered cells on that face
-            const double* fine_gradient = gradient(p, ax, side < 0);
-            for (int t2 = 0; t2 < kN; ++t2)
-              for (int t1 = 0; t1 < kN; ++t1) {
-                int idx[3];
-                idx[ax] = q;
-                idx[(ax + 1) % 3] = t1;
-                idx[(ax + 2) % 3] = t2;
-                int out[3] = {idx[0], idx[1], idx[2]};
-                out[ax] += side;
-                const double coarse =
-                    phi_at(out[0], out[1], out[2]) - phi_at(idx[0], idx[1], idx[2]);
-                const double fine = -h * fine_gradient[t2 * kN + t1];
-                src[(idx[2] * kN + idx[1]) * kN + idx[0]] += Real((fine - coarse) * scale);
-              }
-          }
+        });
       }
     });
   errors.rethrow();
-  // Flux matching on the leaves next to a covered patch: in the composite problem the
-  // gradient through a coarse-fine face is the finer level's (its four faces' mean, from
-  // the cells inside and the ghost values its solve used), not the coarse difference
-  // across it. The leaf cell's equation changes by (coarse - fine gradient) / h, with the
-  // covered side at R(phi_fine); summed with the covered cells' source this makes the
-  // total source vanish (the discrete Gauss law of the finer level: both levels hold the
-  // same mass), so the correction adds no mass of its own (Schive et al. 2010 §2.3).
-  // The face cell (t1, t2) on layer q along ax, as a patch index.
-  auto face_cell = [](int ax, int q, int t1, int t2) {
-    int idx[3];
-    idx[ax] = q;
-    idx[(ax + 1) % 3] = t1;
-    idx[(ax + 2) % 3] = t2;
-    return (idx[2] * kN + idx[1]) * kN + idx[0];
-  };
 #pragma omp parallel for schedule(dynamic, 4)
   for (std::size_t g = 0; g < groups.size(); ++g)
     errors.run(static_cast<std::int64_t>(g), [&] {
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
-        const int u = groups[g] + c;
-        if (covered(u)) continue;
-        Real* src = m.current(u) + src_off;
-        const Real* phi_u = m.current(u) + phi_off;
-        std::fill_n(src, mesh::kPatchCells, Real(0));
-        for (int ax = 0; ax < 3; ++ax)
-          for (int side = -1; side <= 1; side += 2) {
-            int off[3] = {0, 0, 0};
-            off[ax] = side;
-            const int p = table.neighbour(u, off[0], off[1], off[2]);
-            if (p < 0 || !covered(p)) continue;
-            // u's cells at q_u along ax face p's at q_p; the face is p's low one when p lies
-            // above u.
-            const int q_u = side > 0 ? kN - 1 : 0, q_p = side > 0 ? 0 : kN - 1;
-            const double* fine_gradient = gradient(p, ax, side > 0);
-            const Real* phi_p = m.current(p) + phi_off;
-            for (int t2 = 0; t2 < kN; ++t2)
-              for (int t1 = 0; t1 < kN; ++t1) {
-                const int cu = face_cell(ax, q_u, t1, t2), cp = face_cell(ax, q_p, t1, t2);
-                const double fine = fine_gradient[t2 * kN + t1];
-                const double coarse = (double(phi_p[cp]) + d_of(p, cp) - double(phi_u[cu])) / h;
-                src[cu] += Real((coarse - fine) / h / four_pi_g);
-              }
-          }
-      }
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        if (!covered(groups[g] + c)) stencil.leaf_source(groups[g] + c, covered);
     });
   errors.rethrow();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "correction_stencil.hpp"
 #include "kernels/poisson_sor.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/exec/resident.hpp"
@@ -177,23 +178,13 @@ void fine_terms_tables(const mesh::Mesh& m, const PotentialTables& t, int g, int
       }
   // The finer level's residual, restricted: its boxes with the same-level neighbours'
   // ghost values, each parent cell's eight contributions added in the group's cell order.
-  constexpr int n = kernels::kSorBox;
   thread_local std::vector<Real> rho, box;
   rho.resize(kernels::box_cells(1));
   box.resize(kernels::box_cells(1));
   gather_potential_tables(m, t, g, phi_field, 1.0, rho.data(), box.data(), false, source_field,
                           root);
-  double* residual = terms + CorrectionTerms::kResidual;
-  for (int a = 0; a < mesh::kPatchCells; ++a) residual[a] = 0.0;
-  for (int k = 0; k < 2 * kN; ++k)
-    for (int j = 0; j < 2 * kN; ++j)
-      for (int i = 0; i < 2 * kN; ++i) {
-        const int b = ((k + 1) * n + (j + 1)) * n + (i + 1);
-        const double lap = double(box[b - 1]) + box[b + 1] + box[b - n] + box[b + n] +
-                           box[b - n * n] + box[b + n * n] - 6.0 * box[b];
-        residual[((k / 2) * kN + j / 2) * kN + i / 2] +=
-            (four_pi_g * (rho[b] - mean) - lap / (hf * hf)) / 8;
-      }
+  detail::restricted_residual(rho.data(), box.data(), four_pi_g, mean, hf,
+                              terms + CorrectionTerms::kResidual);
   // The gradients through the parent's faces toward leaves and the domain's boundary: the
   // fine cell inside less the ghost value interpolated from the parent's box (weight 1).
   const unsigned faces = t.gradient_faces[g];
@@ -232,117 +223,30 @@ void correction_source_tables(mesh::Mesh& m, int level, const PotentialTables& f
                               double four_pi_g, double mean, const SelfGravity* root) {
   if (fine.level != level + 1)
     throw Error(ErrorKind::kInternal, "the correction's source without the finer level's tables");
-  const std::size_t phi_off = std::size_t(phi_field) * mesh::kPatchCells;
-  const std::size_t src_off = std::size_t(source_field) * mesh::kPatchCells;
-  const double h = m.dx(level);
-  const double scale = 1.0 / (four_pi_g * h * h);
-  const mesh::NeighbourTable& table = m.neighbours();
+  const detail::SourceStencil stencil{m,
+                                      terms,
+                                      std::size_t(phi_field) * mesh::kPatchCells,
+                                      std::size_t(source_field) * mesh::kPatchCells,
+                                      m.dx(level),
+                                      four_pi_g,
+                                      mean};
   std::vector<int> group_of(m.num_patches(), -1);  // covered patch -> its finer group
   for (int g = 0; g < fine.groups(); ++g) group_of[m.patch(fine.first_patch[g]).parent] = g;
   const auto covered = [&](int p) { return group_of[p] >= 0; };
-  const auto d_of = [&](int p, int a) {
-    return terms.at(p)[CorrectionTerms::kRestricted + a] -
-           double(m.current(p)[phi_off + std::size_t(a)]);
-  };
-  const auto gradient = [&](int p, int ax, bool low) {
-    return terms.at(p) + CorrectionTerms::kGradient +
-           CorrectionTerms::face(ax, low) * CorrectionTerms::kFaceCells;
-  };
-  const auto face_cell = [](int ax, int q, int t1, int t2) {
-    int idx[3];
-    idx[ax] = q;
-    idx[(ax + 1) % 3] = t1;
-    idx[(ax + 2) % 3] = t2;
-    return (idx[2] * kN + idx[1]) * kN + idx[0];
-  };
   std::vector<Real> box(kernels::kPotentialBoxCells);
   for (const int first : m.groups(level))
     for (int c = 0; c < mesh::kFamilySize; ++c) {
       const int p = first + c;
       if (!covered(p)) continue;
-      Real* src = m.current(p) + src_off;
       parent_potential_box(m, fine, group_of[p], phi_field, 1.0, box.data(), root);
-      const double* rp = terms.at(p) + CorrectionTerms::kResidual;
-      const Real* rho_p = m.current(p);
-      // d at (i, j, k) of the patch or a face neighbour: zero on a leaf, the patch's own
-      // nearest value beyond the domain.
-      const auto at = [&](int i, int j, int k) -> double {
-        int off[3] = {0, 0, 0}, idx[3] = {i, j, k};
-        for (int a = 0; a < 3; ++a)
-          if (idx[a] < 0)
-            off[a] = -1, idx[a] += kN;
-          else if (idx[a] >= kN)
-            off[a] = 1, idx[a] -= kN;
-        if (off[0] == 0 && off[1] == 0 && off[2] == 0) return d_of(p, (k * kN + j) * kN + i);
-        const int nb = table.neighbour(p, off[0], off[1], off[2]);
-        if (nb < 0)
-          return d_of(p, (std::clamp(k, 0, kN - 1) * kN + std::clamp(j, 0, kN - 1)) * kN +
-                             std::clamp(i, 0, kN - 1));
-        if (!covered(nb)) return 0.0;
-        return d_of(nb, (idx[2] * kN + idx[1]) * kN + idx[0]);
-      };
-      const auto phi_at = [&](int i, int j, int k) {
+      stencil.covered_source(p, covered, [&](int i, int j, int k) {
         return double(box[kernels::potential_box_index(i + 2, j + 2, k + 2)]);
-      };
-      for (int k = 0; k < kN; ++k)
-        for (int j = 0; j < kN; ++j)
-          for (int i = 0; i < kN; ++i) {
-            const double lap = at(i - 1, j, k) + at(i + 1, j, k) + at(i, j - 1, k) +
-                               at(i, j + 1, k) + at(i, j, k - 1) + at(i, j, k + 1) -
-                               6 * d_of(p, (k * kN + j) * kN + i);
-            const double lap_phi = phi_at(i - 1, j, k) + phi_at(i + 1, j, k) + phi_at(i, j - 1, k) +
-                                   phi_at(i, j + 1, k) + phi_at(i, j, k - 1) + phi_at(i, j, k + 1) -
-                                   6 * phi_at(i, j, k);
-            const int a = (k * kN + j) * kN + i;
-            src[a] = Real((lap + lap_phi) * scale + rp[a] / four_pi_g - double(rho_p[a]) + mean);
-          }
-      for (int ax = 0; ax < 3; ++ax)
-        for (int side = -1; side <= 1; side += 2) {
-          int off[3] = {0, 0, 0};
-          off[ax] = side;
-          if (table.neighbour(p, off[0], off[1], off[2]) >= 0) continue;
-          const int q = side < 0 ? 0 : kN - 1;
-          const double* fine_gradient = gradient(p, ax, side < 0);
-          for (int t2 = 0; t2 < kN; ++t2)
-            for (int t1 = 0; t1 < kN; ++t1) {
-              int idx[3];
-              idx[ax] = q;
-              idx[(ax + 1) % 3] = t1;
-              idx[(ax + 2) % 3] = t2;
-              int out[3] = {idx[0], idx[1], idx[2]};
-              out[ax] += side;
-              const double coarse = phi_at(out[0], out[1], out[2]) - phi_at(idx[0], idx[1], idx[2]);
-              const double fine_part = -h * fine_gradient[t2 * kN + t1];
-              src[(idx[2] * kN + idx[1]) * kN + idx[0]] += Real((fine_part - coarse) * scale);
-            }
-        }
+      });
     }
   // The leaves next to a covered patch: flux matching.
   for (const int first : m.groups(level))
-    for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const int u = first + c;
-      if (covered(u)) continue;
-      Real* src = m.current(u) + src_off;
-      const Real* phi_u = m.current(u) + phi_off;
-      std::fill_n(src, mesh::kPatchCells, Real(0));
-      for (int ax = 0; ax < 3; ++ax)
-        for (int side = -1; side <= 1; side += 2) {
-          int off[3] = {0, 0, 0};
-          off[ax] = side;
-          const int p = table.neighbour(u, off[0], off[1], off[2]);
-          if (p < 0 || !covered(p)) continue;
-          const int q_u = side > 0 ? kN - 1 : 0, q_p = side > 0 ? 0 : kN - 1;
-          const double* fine_gradient = gradient(p, ax, side > 0);
-          const Real* phi_p = m.current(p) + phi_off;
-          for (int t2 = 0; t2 < kN; ++t2)
-            for (int t1 = 0; t1 < kN; ++t1) {
-              const int cu = face_cell(ax, q_u, t1, t2), cp = face_cell(ax, q_p, t1, t2);
-              const double fine_part = fine_gradient[t2 * kN + t1];
-              const double coarse = (double(phi_p[cp]) + d_of(p, cp) - double(phi_u[cu])) / h;
-              src[cu] += Real((coarse - fine_part) / h / four_pi_g);
-            }
-        }
-    }
+    for (int c = 0; c < mesh::kFamilySize; ++c)
+      if (!covered(first + c)) stencil.leaf_source(first + c, covered);
 }
 
 }  // namespace tessera::gravity
