@@ -106,7 +106,7 @@ class Executor {
     // The pass's own gather (GroupPass::resident_gather) in place of the tables' (null:
     // the tables').
     const DeviceGather* gather = nullptr;
-    // The batch's groups (`count` indices in the level's tables, any order) in place of
+    // The batch's groups (`count` increasing indices in the level's tables) in place of
     // first_group onwards: a correcting pass's flagged groups, wherever they lie. Only with
     // the tables' gather.
     const int* groups = nullptr;
