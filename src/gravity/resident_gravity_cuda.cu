@@ -12,6 +12,7 @@
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
 #include "src/gravity/device_root.hpp"
+#include "src/gravity/kick_launch.cuh"
 #include "tessera/gravity/fft_poisson.hpp"
 
 namespace tessera::gravity {
@@ -158,23 +159,8 @@ class CudaRootGravity final : public DeviceRootGravity {
                                            phi_[0].get(), n_[0], n_[1], inv_2h, h, Real(dt), energy,
                                            prm, speed_.get());
     };
-    switch (physics) {
-      case kernels::Physics::kAdiabatic:
-        launch(kernels::HydroAdiabatic{}, params.adiabatic, true);
-        break;
-      case kernels::Physics::kIsothermal:
-        launch(kernels::HydroIsothermal{}, params.isothermal, false);
-        break;
-      case kernels::Physics::kMhd:
-        launch(kernels::MhdGlm{}, params.mhd, true);
-        break;
-    }
-    TESSERA_CUDA_CHECK(cudaGetLastError());
-    unsigned long long bits = 0;
-    TESSERA_CUDA_CHECK(cudaMemcpy(&bits, speed_.get(), sizeof bits, cudaMemcpyDeviceToHost));
-    double speed = 0;
-    std::memcpy(&speed, &bits, sizeof speed);
-    return speed;
+    gpu::launch_kick(physics, params, launch);
+    return gpu::kick_speed(speed_.get());
   }
 
   void download(double* phi, double* phi_prev) override {

@@ -14,6 +14,7 @@
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
 #include "src/gravity/device_potential.hpp"
+#include "src/gravity/kick_launch.cuh"
 #include "src/gravity/potential_box.cuh"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -147,23 +148,8 @@ class CudaPotential final : public DevicePotential {
       kick_kernel<P>
           <<<tables_.groups, kThreads>>>(a, level, 0.5 / h, h, Real(dt), energy, prm, speed_.get());
     };
-    switch (physics) {
-      case kernels::Physics::kAdiabatic:
-        launch(kernels::HydroAdiabatic{}, params.adiabatic, true);
-        break;
-      case kernels::Physics::kIsothermal:
-        launch(kernels::HydroIsothermal{}, params.isothermal, false);
-        break;
-      case kernels::Physics::kMhd:
-        launch(kernels::MhdGlm{}, params.mhd, true);
-        break;
-    }
-    TESSERA_CUDA_CHECK(cudaGetLastError());
-    unsigned long long bits = 0;
-    TESSERA_CUDA_CHECK(cudaMemcpy(&bits, speed_.get(), sizeof bits, cudaMemcpyDeviceToHost));
-    double speed = 0;
-    std::memcpy(&speed, &bits, sizeof speed);
-    return speed;
+    gpu::launch_kick(physics, params, launch);
+    return gpu::kick_speed(speed_.get());
   }
 
   void add_coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
