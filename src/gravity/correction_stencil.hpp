@@ -19,6 +19,16 @@ namespace tessera::gravity::detail {
 // What the source of one patch of `level` reads: the level's potential, the finer level's
 // terms of its covered patches, and the constants of the coarse equation.
 struct SourceStencil {
+  SourceStencil(mesh::Mesh& mesh, int level, const CorrectionTerms& t, int phi_field,
+                int source_field, double four_pi_g_, double mean_)
+      : m(mesh),
+        terms(t),
+        phi_off(std::size_t(phi_field) * mesh::kPatchCells),
+        src_off(std::size_t(source_field) * mesh::kPatchCells),
+        h(mesh.dx(level)),
+        four_pi_g(four_pi_g_),
+        mean(mean_) {}
+
   mesh::Mesh& m;
   const CorrectionTerms& terms;
   std::size_t phi_off, src_off;

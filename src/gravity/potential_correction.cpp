@@ -275,13 +275,7 @@ void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field
                        const CorrectionTerms& terms, const SelfGravity* root,
                        const std::vector<int>* only) {
   const double mean = root ? root->mean_density() : 0.0;  // periodic: the Jeans swindle's
-  const detail::SourceStencil stencil{m,
-                                      terms,
-                                      std::size_t(phi_field) * mesh::kPatchCells,
-                                      std::size_t(source_field) * mesh::kPatchCells,
-                                      m.dx(level),
-                                      four_pi_g,
-                                      mean};
+  const detail::SourceStencil stencil(m, level, terms, phi_field, source_field, four_pi_g, mean);
   const auto& groups = only ? *only : m.groups(level);
   auto covered = [&](int p) { return !m.patch(p).is_leaf(); };
   // The covered patches first: a leaf's flux terms read their potential and terms, not

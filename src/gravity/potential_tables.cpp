@@ -223,13 +223,7 @@ void correction_source_tables(mesh::Mesh& m, int level, const PotentialTables& f
                               double four_pi_g, double mean, const SelfGravity* root) {
   if (fine.level != level + 1)
     throw Error(ErrorKind::kInternal, "the correction's source without the finer level's tables");
-  const detail::SourceStencil stencil{m,
-                                      terms,
-                                      std::size_t(phi_field) * mesh::kPatchCells,
-                                      std::size_t(source_field) * mesh::kPatchCells,
-                                      m.dx(level),
-                                      four_pi_g,
-                                      mean};
+  const detail::SourceStencil stencil(m, level, terms, phi_field, source_field, four_pi_g, mean);
   std::vector<int> group_of(m.num_patches(), -1);  // covered patch -> its finer group
   for (int g = 0; g < fine.groups(); ++g) group_of[m.patch(fine.first_patch[g]).parent] = g;
   const auto covered = [&](int p) { return group_of[p] >= 0; };
