@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <random>
+#include <vector>
 
 namespace tessera::kernels {
 namespace {
@@ -90,6 +92,59 @@ TEST(ReconstructionPpm, KeepsASmoothExtremum) {
   EXPECT_NEAR(plus, std::cos(0.5 * h - shift), 1e-2);
   // Without the smooth-extremum test (a flattened extremum) both would be avg(0).
   EXPECT_GT(std::fabs(plus - minus), 0.05);
+}
+
+// The L1 error of a sine wave advected once around a periodic line (u_t + u_x = 0, upwind
+// fluxes from PPM's left states, SSP-RK3 at Courant 0.1, whose time error stays below the
+// reconstruction's at these resolutions) on n cells, relative to the amplitude.
+double advected_sine_error(int n) {
+  const double two_pi = 2 * std::numbers::pi, h = 1.0 / n, amp = 0.1;
+  auto average = [&](int i, double t) {  // of 1 + amp sin(2 pi (x - t)) over cell i
+    return 1 + amp * (std::cos(two_pi * (i * h - t)) - std::cos(two_pi * ((i + 1) * h - t))) /
+                   (two_pi * h);
+  };
+  auto rhs = [&](const std::vector<double>& u, std::vector<double>& r) {
+    std::vector<double> flux(n + 1);
+    for (int f = 0; f <= n; ++f) {  // face f - 1/2: cells f-3 .. f+2
+      Real a[6], left, right;
+      for (int s = 0; s < 6; ++s) a[s] = Real(u[((f - 3 + s) % n + n) % n]);
+      ReconPpm::face_values(a, true, left, right);
+      flux[f] = left;
+    }
+    for (int i = 0; i < n; ++i) r[i] = -(flux[i + 1] - flux[i]) / h;
+  };
+  std::vector<double> u(n), r(n), u1(n), u2(n);
+  for (int i = 0; i < n; ++i) u[i] = average(i, 0);
+  const int steps = 10 * n;  // Courant 0.1 to t = 1
+  const double dt = 1.0 / steps;
+  for (int s = 0; s < steps; ++s) {  // SSP-RK3 (Shu & Osher 1988)
+    rhs(u, r);
+    for (int i = 0; i < n; ++i) u1[i] = u[i] + dt * r[i];
+    rhs(u1, r);
+    for (int i = 0; i < n; ++i) u2[i] = 0.75 * u[i] + 0.25 * (u1[i] + dt * r[i]);
+    rhs(u2, r);
+    for (int i = 0; i < n; ++i) u[i] = (u[i] + 2 * (u2[i] + dt * r[i])) / 3;
+  }
+  double error = 0;
+  for (int i = 0; i < n; ++i) error += std::fabs(u[i] - average(i, 1.0)) * h;
+  return error / amp;
+}
+
+TEST(ReconstructionPpm, AdvectedSineConvergesAtFourthOrder) {
+  // PPM's own order in space: every cell of a sine of 16 to 64 cells per wavelength is
+  // smooth, so the extremum-preserving limiter (Colella & Sekora 2008) must leave the
+  // fourth-order interpolant alone, extrema included. Measured: 1.92e-4, 1.22e-5, 7.71e-7
+  // on 32, 64, 128 cells (orders 3.98, 3.97, 3.99). Flattening every extremum (Colella &
+  // Woodward 1984) measured orders 2.07 to 2.16; C = 1 instead of 1.25, 3.51 to 3.84.
+  double previous = advected_sine_error(16);
+  for (int n = 32; n <= 128; n *= 2) {
+    const double error = advected_sine_error(n);
+    const double order = std::log2(previous / error);
+    std::printf("n = %3d: error/A %.4e, order %.3f\n", n, error, order);
+    EXPECT_GT(order, 3.9) << n;
+    previous = error;
+  }
+  EXPECT_LT(previous, 1e-6);
 }
 
 TEST(ReconstructionPpm, FlattensAnExtremumOfDataThatAreNotSmooth) {
