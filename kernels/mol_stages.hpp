@@ -116,9 +116,13 @@ TESSERA_HD inline typename Phys::Vars face_flux(const Real* w, int n3, int idx, 
     const Vars wm2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx - 2 * stride), dir);
     const Vars wp1 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + stride), dir);
     const Vars wp2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx + 2 * stride), dir);
-    for (int v = 0; v < Phys::kNumVars; ++v) {
-      const Real a[6] = {wm3[v], wm2[v], wm1[v], w0[v], wp1[v], wp2[v]};
-      Recon::face_values(a, Phys::positive_primitive(v), left[v], right[v]);
+    if constexpr (IsCharacteristic<Recon>::value) {
+      Recon::template face_states<Phys>(wm3, wm2, wm1, w0, wp1, wp2, p, left, right);
+    } else {
+      for (int v = 0; v < Phys::kNumVars; ++v) {
+        const Real a[6] = {wm3[v], wm2[v], wm1[v], w0[v], wp1[v], wp2[v]};
+        Recon::face_values(a, Phys::positive_primitive(v), left[v], right[v]);
+      }
     }
   } else {
     const Vars wm2 = rotate_to<Phys>(load_vars<Phys>(w, n3, idx - 2 * stride), dir);

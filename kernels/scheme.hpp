@@ -3,6 +3,7 @@
 // loops (mol_cpu.cpp) and the device launches (mol_cuda.cuh) alike.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -10,6 +11,7 @@
 #include "kernels/physics_kinds.hpp"
 #include "kernels/reconstruction.hpp"
 #include "kernels/reconstruction_ppm.hpp"
+#include "kernels/reconstruction_ppm_char.hpp"
 #include "kernels/riemann_hll.hpp"
 #include "kernels/riemann_hllc.hpp"
 #include "kernels/riemann_hlld.hpp"
@@ -17,7 +19,11 @@
 
 namespace tessera::kernels {
 
-enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp, kPpm };
+enum class Reconstruction { kPcm, kPlmMinmod, kPlmMc, kPlmVanLeer, kPlmMcEp, kPpm, kPpmChar };
+
+inline bool is_ppm(Reconstruction r) {
+  return r == Reconstruction::kPpm || r == Reconstruction::kPpmChar;
+}
 // HLLC serves hydrodynamics only, HLLD MHD only (supports_riemann).
 enum class RiemannSolver { kHll, kHllc, kLlf, kHlld };
 
@@ -36,10 +42,10 @@ struct Scheme {
 
 // Ghost layers of the scheme's input box (group_layout.hpp).
 inline int ghost_width(const Scheme& s) {
-  const bool wide = s.recon == Reconstruction::kPlmMcEp || s.recon == Reconstruction::kPpm;
-  static_assert(ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3);
+  const bool wide = s.recon == Reconstruction::kPlmMcEp || is_ppm(s.recon);
+  static_assert(ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3 && ReconPpmChar::kReach == 3);
   return ghost_width(s.integrator, wide ? 3 : 2,
-                     s.recon == Reconstruction::kPpm ? ReconPpm::Vl2Predictor::kReach : 1);
+                     is_ppm(s.recon) ? ReconPpm::Vl2Predictor::kReach : 1);
 }
 
 // What one step of the patch-group solver needs besides the data.
@@ -113,6 +119,12 @@ void dispatch_scheme(const Scheme& s, F&& f) {
         return with_riemann(phys, ReconPlmMcEp{});
       case Reconstruction::kPpm:
         return with_riemann(phys, ReconPpm{});
+      case Reconstruction::kPpmChar:
+        if constexpr (Characteristics<decltype(phys)>::kAvailable)
+          return with_riemann(phys, ReconPpmChar{});
+        // The run's set-up rejects this (Simulation's scheme check); a caller that skips
+        // it must not get another scheme silently.
+        throw std::invalid_argument("ppm_char: characteristic limiting is for hydrodynamics");
     }
   };
   switch (s.physics) {

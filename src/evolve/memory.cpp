@@ -97,7 +97,8 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   // the two cells of every other reconstruction (kernels::ghost_width).
   const std::string& recon = params.string("hydro.reconstruction");
   kernels::Scheme scheme;
-  scheme.recon = recon == "ppm" ? kernels::Reconstruction::kPpm
+  scheme.recon = recon == "ppm"        ? kernels::Reconstruction::kPpm
+                 : recon == "ppm_char" ? kernels::Reconstruction::kPpmChar
                  : recon == "plm" && params.string("hydro.limiter") == "mc_ep"
                      ? kernels::Reconstruction::kPlmMcEp
                      : kernels::Reconstruction::kPlmMc;

@@ -190,13 +190,15 @@ std::vector<ParamSpec> core_specs() {
       choice("hydro", "tvd_limiter", "vanleer", {"vanleer", "minmod", "mc", "superbee"},
              "flux limiter of the relaxing_tvd scheme: vanleer (harmonic mean, as Trac & Pen), "
              "minmod, mc (monotonized central) or superbee"),
-      choice("hydro", "reconstruction", "plm", {"plm", "pcm", "ppm"},
+      choice("hydro", "reconstruction", "plm", {"plm", "pcm", "ppm", "ppm_char"},
              "spatial reconstruction of primitive variables: plm (piecewise linear, second "
-             "order, limiter hydro.limiter), pcm (first order) or ppm (piecewise parabolic, "
+             "order, limiter hydro.limiter), pcm (first order), ppm (piecewise parabolic, "
              "Colella & Woodward 1984, with the extremum-preserving limiter of Colella & "
              "Sekora 2008; reads 3 cells per side: 6 ghost layers with rk2 and with vl2, whose "
              "predictor then takes the mc_ep slopes; prefer vl2: with rk2 smooth flow grows "
-             "slowly unstable modes)"),
+             "slowly unstable modes) or ppm_char (ppm limited in characteristic variables, "
+             "Colella & Woodward 1984 section 4: less ringing behind shocks; hydrodynamics "
+             "only)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},
              "slope limiter of plm, unused by pcm and ppm (Wang et al. 2009 eqs. 9-11; van "
              "Leer 1974); mc_ep: MC "

@@ -28,6 +28,8 @@ kernels::Scheme scheme_from_params(const Params& p, const physics::Model& model)
     s.recon = kernels::Reconstruction::kPcm;
   else if (p.string("hydro.reconstruction") == "ppm")
     s.recon = kernels::Reconstruction::kPpm;
+  else if (p.string("hydro.reconstruction") == "ppm_char")
+    s.recon = kernels::Reconstruction::kPpmChar;
   else if (limiter == "minmod")
     s.recon = kernels::Reconstruction::kPlmMinmod;
   else if (limiter == "vanleer")
@@ -146,7 +148,7 @@ Simulation::Simulation(Params params, parallel::Comm& comm)
   } else {
     hydro_ = std::make_unique<HydroPass>(scheme_from_params(params_, model_), mol,
                                          params_.boolean("hydro.fofc"));
-    if (params_.string("hydro.reconstruction") == "ppm" &&
+    if (params_.string("hydro.reconstruction").starts_with("ppm") &&
         params_.string("hydro.integrator") == "rk2")
       log_line(
           "note: PPM with rk2 is a centred scheme where the flow is smooth, and SSP-RK2 lets "

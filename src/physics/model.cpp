@@ -43,6 +43,11 @@ kernels::Physics physics_of(const Params& p) {
                   "hydro.riemann = \"hllc\" is a hydrodynamics solver and mhd.enabled = true: "
                   "use \"hlld\" (the MHD counterpart of HLLC; \"auto\" chooses it), \"hll\" or "
                   "\"llf\"");
+    if (p.string("hydro.reconstruction") == "ppm_char")
+      throw Error(ErrorKind::kInput,
+                  "hydro.reconstruction = \"ppm_char\" limits the parabolas in the "
+                  "characteristic variables of hydrodynamics, and mhd.enabled = true: use "
+                  "\"ppm\" (limited in primitive variables) for MHD");
     return kernels::Physics::kMhd;
   }
   if (riemann == "hlld")

@@ -297,7 +297,8 @@ std::vector<Case> all_schemes() {
   for (auto ph : {Physics::kAdiabatic, Physics::kIsothermal})
     for (auto it : {Integrator::kRk2, Integrator::kVl2})
       for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                     Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm})
+                     Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm,
+                     Reconstruction::kPpmChar})
         for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
           out.push_back({{r, s, it, ph}, ph == Physics::kIsothermal ? 1 : 0});
   for (auto it : {Integrator::kRk2, Integrator::kVl2})
@@ -307,6 +308,8 @@ std::vector<Case> all_schemes() {
       {{Reconstruction::kPlmMcEp, RiemannSolver::kHllc, Integrator::kRk2, Physics::kAdiabatic}, 2});
   out.push_back(
       {{Reconstruction::kPpm, RiemannSolver::kHllc, Integrator::kVl2, Physics::kIsothermal}, 2});
+  out.push_back(
+      {{Reconstruction::kPpmChar, RiemannSolver::kHllc, Integrator::kRk2, Physics::kAdiabatic}, 2});
   // MHD: every reconstruction and MHD solver per integrator, and one case with 2 scalars.
   for (auto it : {Integrator::kRk2, Integrator::kVl2}) {
     for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,

@@ -458,4 +458,10 @@ TEST(ProblemValidation, DoubleMachRejectsOtherBoundariesAndAMisplacedRamp) {
                   {"mesh.bc_xlo = \"problem\"", "defines no boundary states"});
 }
 
+// PPM limited in characteristic variables has the eigenvectors of hydrodynamics only.
+TEST(ProblemValidation, CharacteristicPpmIsRefusedForMhd) {
+  expect_rejected("check " + kMhdBlast + " hydro.reconstruction=ppm_char",
+                  {"hydro.reconstruction = \"ppm_char\"", "mhd.enabled = true", "use \"ppm\""});
+}
+
 }  // namespace

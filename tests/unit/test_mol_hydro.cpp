@@ -86,7 +86,8 @@ const char* integrator_name(Integrator it) {
 }
 
 std::string scheme_name(const Scheme& s) {
-  static const char* kRecon[] = {"Pcm", "PlmMinmod", "PlmMc", "PlmVanLeer", "PlmMcEp", "Ppm"};
+  static const char* kRecon[] = {"Pcm",     "PlmMinmod", "PlmMc",  "PlmVanLeer",
+                                 "PlmMcEp", "Ppm",       "PpmChar"};
   static const char* kRiemann[] = {"Hll", "Hllc", "Llf"};
   return std::string(integrator_name(s.integrator)) + kRecon[int(s.recon)] +
          kRiemann[int(s.riemann)];
@@ -96,7 +97,8 @@ std::vector<Scheme> all_schemes() {
   std::vector<Scheme> v;
   for (auto it : kIntegrators)
     for (auto r : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-                   Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm})
+                   Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm,
+                   Reconstruction::kPpmChar})
       for (auto s : {RiemannSolver::kHll, RiemannSolver::kHllc, RiemannSolver::kLlf})
         v.push_back({r, s, it});
   return v;
@@ -283,9 +285,9 @@ TEST(MolHydro, SingleNearVacuumCellInPressureEquilibriumIsTheOnlyFlooredCell) {
   // A stationary contact: HLLC moves no mass across it, so the one cell below the floor
   // stays below it and is the only one floored.
   for (const Integrator it : kIntegrators)
-    for (auto recon :
-         {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
-          Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm}) {
+    for (auto recon : {Reconstruction::kPcm, Reconstruction::kPlmMinmod, Reconstruction::kPlmMc,
+                       Reconstruction::kPlmVanLeer, Reconstruction::kPlmMcEp, Reconstruction::kPpm,
+                       Reconstruction::kPpmChar}) {
       GroupRun run(it, recon);
       run.fill(prim_to_cons({1.0, {0, 0, 0}, 1.0}, kGamma));
       const int idx = run.box_of_interior(3, 8, 12);
