@@ -82,6 +82,9 @@ RunSummary Simulation::run(const RunControl& control) {
   // the loop's wall time except plot and checkpoint writing.
   double log_wall = wall0, log_output = output0, totals_wall = wall0;
   long long log_updates = updates0;
+  // The repairs since the previous step line: with lines by wall time, the steps between
+  // two lines are counted too, so no floored cell goes unreported until the run's end.
+  long long log_floored = floored_, log_corrected = corrected_, log_withheld = reflux_withheld_;
   const double time0 = time_;
   const long step0 = step_;
   auto elapsed = [&] {
@@ -117,7 +120,6 @@ RunSummary Simulation::run(const RunControl& control) {
       const bool hits_target = time_ + dt >= target;
       if (hits_target) dt = target - time_;
       const double w0 = timers_.total();
-      const long long f0 = floored_, c0 = corrected_, r0 = reflux_withheld_;
       advance(0, time_, dt, 1.0, 1.0);
       last_dt = dt;
       time_ = hits_target ? target : time_ + dt;
@@ -154,10 +156,12 @@ RunSummary Simulation::run(const RunControl& control) {
         const double out = timers_.seconds(Stage::kOutput);
         const double busy = (w1 - log_wall) - (out - log_output);
         std::string repairs;
-        if (corrected_ > c0) repairs += strprintf("  fofc %lld", corrected_ - c0);
-        if (floored_ > f0) repairs += strprintf("  floors %lld", floored_ - f0);
-        if (reflux_withheld_ > r0)
-          repairs += strprintf("  reflux withheld %lld", reflux_withheld_ - r0);
+        if (corrected_ > log_corrected)
+          repairs += strprintf("  fofc %lld", corrected_ - log_corrected);
+        if (floored_ > log_floored) repairs += strprintf("  floors %lld", floored_ - log_floored);
+        if (reflux_withheld_ > log_withheld)
+          repairs += strprintf("  reflux withheld %lld", reflux_withheld_ - log_withheld);
+        log_corrected = corrected_, log_floored = floored_, log_withheld = reflux_withheld_;
         // The time left, at the pace of the loop so far (outputs included): to t_end, or to
         // max_steps if the run reaches that first.
         std::string eta;

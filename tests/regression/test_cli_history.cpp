@@ -177,6 +177,17 @@ TEST(CliHistory, RepairCountsGoOnAcrossARestart) {
   EXPECT_NE(whole.output.find(line), std::string::npos) << whole.output;
   EXPECT_NE(summary().find("\"fofc\": 24,"), std::string::npos) << summary();
   EXPECT_NE(summary().find("\"floors\": 0"), std::string::npos) << summary();
+  // Each step line counts the repairs since the line before it, so the lines printed
+  // (here the first and the last step's: the others fall between lines by wall time)
+  // add up to the run's count.
+  long long on_step_lines = 0;
+  std::istringstream log(whole.output);
+  for (std::string l; std::getline(log, l);) {
+    const auto at = l.find("  fofc ");
+    if (l.starts_with("step ") && at != std::string::npos)
+      on_step_lines += std::stoll(l.substr(at + 7));
+  }
+  EXPECT_EQ(on_step_lines, 24) << whole.output;
   const auto restart = tessera::testing::run_tessera(sedov + " --restart " +
                                                      (dir / "sedov.chk.00000004.h5").string());
   ASSERT_EQ(restart.status, 0) << restart.output;
