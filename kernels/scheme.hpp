@@ -122,8 +122,8 @@ void dispatch_scheme(const Scheme& s, F&& f) {
       case Reconstruction::kPpmChar:
         if constexpr (Characteristics<decltype(phys)>::kAvailable)
           return with_riemann(phys, ReconPpmChar{});
-        // The run's set-up rejects this (Simulation's scheme check); a caller that skips
-        // it must not get another scheme silently.
+        // A run's set-up refuses this with a message (physics_of, src/physics/model.cpp);
+        // a caller that skips it must not get another scheme silently.
         throw std::invalid_argument("ppm_char: characteristic limiting is for hydrodynamics");
     }
   };
