@@ -200,10 +200,9 @@ std::vector<ParamSpec> core_specs() {
              "Colella & Woodward 1984 section 4: less ringing behind shocks; hydrodynamics "
              "only)"),
       choice("hydro", "limiter", "mc", {"minmod", "mc", "vanleer", "mc_ep"},
-             "slope limiter of plm, unused by pcm, ppm and ppm_char (Wang et al. 2009 eqs. 9-11; "
-             "van "
-             "Leer 1974); mc_ep: MC "
-             "relaxed at smooth extrema after Colella & Sekora 2008 (second order there, "
+             "slope limiter of plm, unused by pcm, ppm and ppm_char (Wang et al. 2009 eqs. "
+             "9-11; van Leer 1974); mc_ep: MC relaxed at smooth extrema after Colella & "
+             "Sekora 2008 (second order there, "
              "reads 3 cells per side: 6 ghost layers with rk2, 4 with vl2)"),
       choice("hydro", "riemann", "auto", {"auto", "hllc", "hlld", "hll", "llf"},
              "Riemann solver: hllc (Toro; for isothermal gas its form without an energy "
