@@ -197,8 +197,9 @@ TEST(MhdLinearWave, Vl2PpmFastWaveSecondOrder) {
 // time error, which grows with (k c_wave dt)^2; at the default Courant number 0.4 the two
 // are of like size on 32 to 64 cells and partly cancel, so the orders measured there are
 // uneven (slow wave 0.83 from 32 to 64, 1.69 from 64 to 128; docs/validation.md). At
-// Courant 0.1 the time error of the waves slower than the fast one (which sets the step)
-// is 16 to 64 times smaller and the spatial order shows: measured from 16 to 32 cells, half
+// Courant 0.1 the time error is 16 times smaller than at 0.4, and that of the waves slower
+// than the fast one (which sets the step) a quarter to a sixteenth of the fast wave's, so
+// their spatial order shows: measured from 16 to 32 cells, half
 // a period, orders 4.10 (slow), 4.52 (Alfven), 4.30 (entropy), error/A at 32 1.926e-4,
 // 1.193e-4, 1.446e-4 (bounds about 1.5x). With every extremum flattened (Colella &
 // Woodward's limiter instead of Colella & Sekora's) it measured orders 1.76 to 2.22 and
