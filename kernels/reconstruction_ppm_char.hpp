@@ -33,8 +33,8 @@ namespace tessera::kernels {
 template <class Phys>
 struct Characteristics;
 
-// Adiabatic: waves u - c, entropy, two shear waves, u + c (Stone et al. 2008, eqs. A3-A4
-// in primitive variables, without the magnetic terms).
+// Adiabatic: waves u - c, entropy, two shear waves, u + c (Stone et al. 2008, appendix A,
+// the hydrodynamic eigenvectors in primitive variables).
 template <>
 struct Characteristics<HydroAdiabatic> {
   using Phys = HydroAdiabatic;
