@@ -66,53 +66,97 @@ TESSERA_HD Real coarse_at(const Value& value, const int* patches, const int* cla
   return value(patches[block], v, local, one_level);
 }
 
-// The prolonged value of field v at fine cell f (relative to the group's first cell) and
-// its coarse cell's value (`mid`), with prolong_region's operations in its order.
+// Field v of coarse cell r (`mid`) and its three slopes (`q`, none for injection), with
+// prolong_region's operations in its order: the eight fine cells of r share them.
+struct CoarseSlopes {
+  Real mid = 0;
+  Real q[3] = {};
+};
+
 template <class Value>
-TESSERA_HD Real prolonged(const Value& value, const int* patches, const int* clamp,
-                          const ProlongFields& pf, int v, const int f[3], Real& mid) {
-  const int r[3] = {floor_half(f[0]), floor_half(f[1]), floor_half(f[2])};
+TESSERA_HD CoarseSlopes coarse_slopes(const Value& value, const int* patches, const int* clamp,
+                                      const ProlongFields& pf, int v, const int r[3]) {
+  CoarseSlopes s;
   const bool one = pf.one_level[v] != 0;
-  mid = coarse_at(value, patches, clamp, v, one, r[0], r[1], r[2]);
+  s.mid = coarse_at(value, patches, clamp, v, one, r[0], r[1], r[2]);
   const int kind = pf.kind[v];
-  if (kind == kProlongInjection) return mid;
-  Real q[3];
+  if (kind == kProlongInjection) return s;
   for (int d = 0; d < 3; ++d) {
     int lo[3] = {r[0], r[1], r[2]}, hi[3] = {r[0], r[1], r[2]};
     --lo[d], ++hi[d];
     const Real below = coarse_at(value, patches, clamp, v, one, lo[0], lo[1], lo[2]);
     const Real above = coarse_at(value, patches, clamp, v, one, hi[0], hi[1], hi[2]);
-    q[d] = kind == kProlongLimited
-               ? mul_rn(Real(0.25), LimiterMinmod::slope(mid - below, above - mid))
-               : mul_rn(Real(0.125), above - below);
+    s.q[d] = kind == kProlongLimited
+                 ? mul_rn(Real(0.25), LimiterMinmod::slope(s.mid - below, above - s.mid))
+                 : mul_rn(Real(0.125), above - below);
   }
-  Real out = mid;
-  out += f[0] - 2 * r[0] ? q[0] : -q[0];
-  out += f[1] - 2 * r[1] ? q[1] : -q[1];
-  out += f[2] - 2 * r[2] ? q[2] : -q[2];
+  return s;
+}
+
+// Fine cell f (relative to the group's first cell) of coarse cell r = floor(f / 2), from
+// r's slopes.
+TESSERA_HD inline Real prolong_from(const CoarseSlopes& s, int kind, const int f[3],
+                                    const int r[3]) {
+  if (kind == kProlongInjection) return s.mid;
+  Real out = s.mid;
+  out += f[0] - 2 * r[0] ? s.q[0] : -s.q[0];
+  out += f[1] - 2 * r[1] ? s.q[1] : -s.q[1];
+  out += f[2] - 2 * r[2] ? s.q[2] : -s.q[2];
   return out;
 }
 
-// Whether the fine cells of f's coarse cell take its coarse values (injection): one of
-// them inside the box ([-ghost, 16 + ghost)^3, the region prolong_region checks, since
-// the ghost blocks are cut at multiples of 8) is not admissible.
-template <class Value>
-TESSERA_HD bool coarse_cell_injects(const Value& value, const int* patches, const int* clamp,
-                                    const ProlongFields& pf, int ghost, const int f[3]) {
-  if (!pf.admissible) return false;
-  const int r[3] = {floor_half(f[0]), floor_half(f[1]), floor_half(f[2])};
-  const int nv = pf.nvar < kAdmissibleVars ? pf.nvar : kAdmissibleVars;
+// The fields the admissibility check reads (density; momentum and energy; the field):
+// the first admissible_vars(pf) of them, none when the check is off.
+TESSERA_HD inline int admissible_vars(const ProlongFields& pf) {
+  if (!pf.admissible) return 0;
+  const int n = pf.admissible.field ? 8 : pf.admissible.energy ? 5 : 1;
+  return n < pf.nvar ? n : pf.nvar;
+}
+
+// Whether the fine cells of coarse cell r take its coarse values (injection): one of them
+// inside the box ([-ghost, 16 + ghost)^3, the region prolong_region checks, since the
+// ghost blocks are cut at multiples of 8) is not admissible; s holds r's slopes of the
+// first admissible_vars(pf) fields.
+TESSERA_HD inline bool slopes_inject(const CoarseSlopes* s, const ProlongFields& pf, int ghost,
+                                     const int r[3]) {
+  const int nv = admissible_vars(pf);
+  if (nv == 0) return false;
   for (int o = 0; o < 8; ++o) {
     const int c[3] = {2 * r[0] + (o & 1), 2 * r[1] + ((o >> 1) & 1), 2 * r[2] + ((o >> 2) & 1)};
     bool inside = true;
     for (int d = 0; d < 3; ++d) inside = inside && c[d] >= -ghost && c[d] < kGroupSize + ghost;
     if (!inside) continue;
     Real u[kAdmissibleVars] = {};
-    Real mid;
-    for (int v = 0; v < nv; ++v) u[v] = prolonged(value, patches, clamp, pf, v, c, mid);
+    for (int v = 0; v < kAdmissibleVars; ++v)
+      if (v < nv) u[v] = prolong_from(s[v], pf.kind[v], c, r);
     if (!pf.admissible(u, 1)) return true;
   }
   return false;
+}
+
+// Fields [first, first + count) of fine cell f (relative to the group's first cell) from
+// the coarser level, `store(v, x)` receiving field v in increasing v: the limited (or
+// linear) prolongation, or the coarse value for every field where slopes_inject(). Each
+// field's slopes are computed once, for the check and the value: the check's eight fine
+// cells share their coarse cell's slopes, so a ghost cell reads each coarse cell of its
+// stencil once per field, not nine times.
+template <class Value, class Store>
+TESSERA_HD void prolong_ghost_cell(const Value& value, const int* patches, const int* clamp,
+                                   const ProlongFields& pf, int ghost, const int f[3], int first,
+                                   int count, const Store& store) {
+  const int r[3] = {floor_half(f[0]), floor_half(f[1]), floor_half(f[2])};
+  const int nv = admissible_vars(pf), end = first + count;
+  CoarseSlopes s[kAdmissibleVars];
+  for (int v = 0; v < kAdmissibleVars; ++v)
+    if (v < nv) s[v] = coarse_slopes(value, patches, clamp, pf, v, r);
+  const bool inject = slopes_inject(s, pf, ghost, r);
+  for (int v = 0; v < kAdmissibleVars; ++v)
+    if (v < nv && v >= first && v < end)
+      store(v, inject ? s[v].mid : prolong_from(s[v], pf.kind[v], f, r));
+  for (int v = first > nv ? first : nv; v < end; ++v) {
+    const CoarseSlopes sv = coarse_slopes(value, patches, clamp, pf, v, r);
+    store(v, inject ? sv.mid : prolong_from(sv, pf.kind[v], f, r));
+  }
 }
 
 // A regrid's new family (mesh::prolong_family, evaluated per fine cell on the device): the
@@ -123,12 +167,7 @@ TESSERA_HD bool coarse_cell_injects(const Value& value, const int* patches, cons
 template <class Value, class Store>
 TESSERA_HD void prolong_new_cell(const Value& value, const int* patches, const int* clamp,
                                  const ProlongFields& pf, const int f[3], const Store& store) {
-  const bool inject = coarse_cell_injects(value, patches, clamp, pf, 0, f);
-  for (int v = 0; v < pf.nvar; ++v) {
-    Real mid;
-    const Real x = prolonged(value, patches, clamp, pf, v, f, mid);
-    store(v, inject ? mid : x);
-  }
+  prolong_ghost_cell(value, patches, clamp, pf, 0, f, 0, pf.nvar, store);
 }
 
 }  // namespace tessera::kernels

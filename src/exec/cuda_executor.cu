@@ -98,21 +98,19 @@ __global__ void gather_kernel(const Real* __restrict__ pool, std::size_t patch_r
   };
   Real* out = in + g * in_reals + cell;
   if (src.patch == kernels::kGatherCoarse) {
-    const int* coarse = ca.coarse + std::size_t(t) * kernels::kCoarseBlocks;
-    const int* clamp = ca.clamp + std::size_t(t) * kernels::kCoarseClamp;
-    const bool inject = kernels::coarse_cell_injects(ca.value, coarse, clamp, pf, ghost, src.at);
-    for (int v = 0; v < nfields; ++v) {
-      Real x;
-      if (state(v, x)) {
-        out[std::size_t(v) * n3] = x;
-        continue;
-      }
-      Real mid;
-      const Real p = kernels::prolonged(ca.value, coarse, clamp, pf, first_field + v, src.at, mid);
-      x = inject ? mid : p;
-      const int d = signs.component[v];
-      out[std::size_t(v) * n3] = d >= 0 && ((src.flip >> d) & 1) ? -x : x;
-    }
+    kernels::prolong_ghost_cell(ca.value, ca.coarse + std::size_t(t) * kernels::kCoarseBlocks,
+                                ca.clamp + std::size_t(t) * kernels::kCoarseClamp, pf, ghost,
+                                src.at, first_field, nfields, [&](int field, Real x) {
+                                  const int v = field - first_field;
+                                  Real y;
+                                  if (state(v, y)) {
+                                    out[std::size_t(v) * n3] = y;
+                                    return;
+                                  }
+                                  const int d = signs.component[v];
+                                  out[std::size_t(v) * n3] =
+                                      d >= 0 && ((src.flip >> d) & 1) ? -x : x;
+                                });
     return;
   }
   if (src.patch < 0) {  // a malformed table: make the cell unphysical rather than read anywhere

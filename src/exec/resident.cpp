@@ -271,17 +271,13 @@ void gather_group_host(const mesh::Mesh& m, const GatherTables& t, int slot, int
     const kernels::GatherSource s =
         kernels::gather_source(blocks, t.codes[g], ghost, cell, problem ? sides : nullptr);
     if (s.patch == kernels::kGatherCoarse) {
-      const bool inject =
-          kernels::coarse_cell_injects(value, coarse, clamp, t.prolong, ghost, s.at);
-      for (int v = 0; v < count; ++v) {
-        Real* to = &box[std::size_t(v) * n3 + cell];
-        if (state(s, first + v, *to)) continue;
-        const int dir = fields[first + v].vector_component;
-        Real mid;
-        const Real p = kernels::prolonged(value, coarse, clamp, t.prolong, first + v, s.at, mid);
-        const Real x = inject ? mid : p;
-        *to = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
-      }
+      kernels::prolong_ghost_cell(value, coarse, clamp, t.prolong, ghost, s.at, first, count,
+                                  [&](int v, Real x) {
+                                    Real* to = &box[std::size_t(v - first) * n3 + cell];
+                                    if (state(s, v, *to)) return;
+                                    const int dir = fields[v].vector_component;
+                                    *to = dir >= 0 && (s.flip >> dir) & 1 ? -x : x;
+                                  });
       continue;
     }
     if (s.patch < 0)
