@@ -47,10 +47,12 @@ std::string Simulation::machine_summary(const RunSummary& run) const {
   out += strprintf(
       " prep_groups_same=%lld prep_groups_cf=%lld prep_thread_same=%.3f "
       "prep_thread_cf=%.3f regrids=%d families_added=%lld families_removed=%lld fofc=%lld "
-      "floors=%lld reflux_withheld=%lld",
+      "floors=%lld reflux_withheld=%lld fofc_rounds=%lld fofc_solves=%lld fofc_batches=%lld "
+      "fofc_seconds=%.3f",
       ps.groups[0], ps.groups[1], ps.seconds[0], ps.seconds[1], regrid_count_,
       regrid_stats_.families_added, regrid_stats_.families_removed, corrected_, floored_,
-      reflux_withheld_);
+      reflux_withheld_, fofc_summed_.rounds, fofc_summed_.solves, fofc_summed_.batches,
+      fofc_summed_.seconds);
   if (poisson_)
     out += strprintf(
         " sor_solves=%lld sor_groups=%lld sor_iterations=%lld sor_unconverged=%lld "
@@ -138,6 +140,8 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
   sor_summed_.groups = comm_->sum(sor_stats_.groups);
   sor_summed_.iterations = comm_->sum(sor_stats_.iterations);
   sor_summed_.unconverged = comm_->sum(sor_stats_.unconverged);
+  fofc_summed_ = {fofc_cost_.rounds, comm_->sum(fofc_cost_.solves), comm_->sum(fofc_cost_.batches),
+                  comm_->max(fofc_cost_.seconds)};
   log_line(
       "%s: %ld steps, t = %.9g, %.3e cell-updates/s end to end (%lld cell updates in a time "
       "loop of %.3f s, less %.3f s of plot and checkpoint output; %s backend, %d threads)",
@@ -228,6 +232,13 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
   // Every run says how many cells needed repair (counted from t = 0, across restarts).
   log_line("repaired cells: %lld recomputed by first-order flux correction (fofc), %lld floored",
            corrected_, floored_);
+  // What the correction cost this run: deep adaptive runs can spend much of their time in it.
+  if (fofc_summed_.rounds > 0)
+    log_line(
+        "  fofc in this run: rounds %lld, group solves %lld, batches %lld, %.3f s "
+        "(%.1f%% of the time loop, within prepare, solve and close)",
+        fofc_summed_.rounds, fofc_summed_.solves, fofc_summed_.batches, fofc_summed_.seconds,
+        summary.loop_seconds > 0 ? 100.0 * fofc_summed_.seconds / summary.loop_seconds : 0.0);
   // Only where it happened: each withheld correction costs conservation.
   if (reflux_withheld_ > 0)
     log_line(

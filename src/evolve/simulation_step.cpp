@@ -331,6 +331,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       // neighbours of flagged cells, whose faces changed) join the flags for another,
       // up to kCorrections; the last floors what is left.
       constexpr int kCorrections = 4;
+      const auto began = std::chrono::steady_clock::now();
       std::vector<exec::LevelCell> cells, previous, fresh = std::move(stats.flagged_cells);
       for (int round = 1; round <= kCorrections; ++round) {
         if (ranks) {
@@ -346,9 +347,12 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         // No new cell: another round would repeat this one; it floors instead.
         const bool last = round == kCorrections || (round > 1 && cells.size() == previous.size());
         try {
+          ++fofc_cost_.rounds;
           exec::PassStats fixed = pass->correct(s, cells, previous, last);
           speed = std::max(speed, fixed.max_speed);
           floored += fixed.floored;
+          fofc_cost_.solves += fixed.solves;
+          fofc_cost_.batches += fixed.batches;
           fresh = std::move(fixed.flagged_cells);
         } catch (...) {
           if (!ranks) throw;
@@ -360,6 +364,8 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
         }
         if (last) break;
       }
+      fofc_cost_.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
       flagged += static_cast<long long>(cells.size());
     }
   }

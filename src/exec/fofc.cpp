@@ -148,6 +148,8 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
            (!dm || entries[end].undo == entries[e].undo))
       ++end;
     const int count = static_cast<int>(end - e);
+    stats.solves += count;
+    stats.batches += 1;
     listed.clear();
     for (std::size_t k = e; k < end; ++k) listed.push_back(entries[k].index);
     {

@@ -177,6 +177,12 @@ TEST(CliHistory, RepairCountsGoOnAcrossARestart) {
   EXPECT_NE(whole.output.find(line), std::string::npos) << whole.output;
   EXPECT_NE(summary().find("\"fofc\": 24,"), std::string::npos) << summary();
   EXPECT_NE(summary().find("\"floors\": 0"), std::string::npos) << summary();
+  // What the correction cost: one round, which solved the 8 groups of the 32^3 grid again
+  // (no refluxing, so no solve to undo) in one batch.
+  EXPECT_NE(whole.output.find("fofc in this run: rounds 1, group solves 8, batches 1, "),
+            std::string::npos)
+      << whole.output;
+  EXPECT_NE(summary().find("\"fofc_solves\": 8,"), std::string::npos) << summary();
   // Each step line counts the repairs since the line before it, so the lines printed
   // (here the first and the last step's: the others fall between lines by wall time)
   // add up to the run's count.

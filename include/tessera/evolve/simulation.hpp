@@ -369,6 +369,15 @@ class Simulation {
   long long overlap_groups_[2] = {0, 0};
   long long floored_ = 0;
   long long corrected_ = 0;  // cells recomputed by first-order flux correction (hydro.fofc)
+  // What first-order flux correction cost in this run (not counted across restarts): rounds
+  // of correcting passes, group solves and batches (exec::PassStats), and the wall seconds
+  // of the correcting rounds (inside the prepare, solve and close stages). fofc_summed_:
+  // every rank's solves and batches and the most seconds of any, at the end of run().
+  struct FofcCost {
+    long long rounds = 0, solves = 0, batches = 0;
+    double seconds = 0;
+  };
+  FofcCost fofc_cost_, fofc_summed_;
   // Refluxing corrections withheld because they would have left a coarse cell unphysical
   // (exec/flux_register.cpp): each loses conservation by its correction.
   long long reflux_withheld_ = 0;

@@ -79,6 +79,9 @@ struct PassStats {
   // Iterative solvers: groups solved, iterations summed over them, groups whose iterations
   // ran out before the tolerance was met.
   long long groups = 0, iterations = 0, unconverged = 0;
+  // Correcting passes (first-order flux correction): group solves, those that take a
+  // previous solve's fluxes back out of the registers included, and the batches they took.
+  long long solves = 0, batches = 0;
 };
 
 // A contiguous range of fields of the registry.
