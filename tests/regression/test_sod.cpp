@@ -180,7 +180,8 @@ TEST(SodRegression, Vl2PpmErrorConvergenceAndMonotonicity) {
 // ratio 2.03, and the largest density rise behind the shock 2.77e-4 at 128 cells and
 // 1.70e-4 at 256, where primitive PPM rings with 5.57e-3 and 2.95e-3: the limiter acts on
 // each wave family's own jump. Bounds: L1 +20%, rise 4e-4. (vl2 with ppm_char: L1 2.914e-3,
-// rises 7.9e-4 and 2.97e-3, docs/validation.md.)
+// rises 7.9e-4 and 2.97e-3 at this file's Courant 0.8, 2.2-5.1e-4 at 0.4 and 0.6;
+// docs/validation.md.)
 TEST(SodRegression, PpmCharRingsLessBehindTheShock) {
   check_sod("rk2", 3.6e-3, 1.8, 4e-4, "ppm_char");
 }
