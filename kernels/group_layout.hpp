@@ -56,6 +56,16 @@ TESSERA_HD constexpr int ghost_width(Integrator integrator, int recon_reach,
   return integrator == Integrator::kVl2 ? predictor_reach + stencil_reach(recon_reach)
                                         : 2 * stencil_reach(recon_reach);
 }
+// First-order flux correction's correcting pass (mol_stages.hpp): how far, in cells along
+// any axis, a flagged cell outside a group's interior can change the group's update. A
+// flagged cell's faces take the first-order flux. vl2 takes it in the corrector alone, so
+// only the interior cells that share a face with a flagged cell change (1). rk2 takes it in
+// both stages: the first changes the states of the cells beside the flagged one, which the
+// second stage's faces read up to the reconstruction's reach (cells read on each side of a
+// face, not rounded up as the ghost widths round it) from the interior (reach + 1).
+TESSERA_HD constexpr int flag_reach(Integrator integrator, int recon_reach) {
+  return integrator == Integrator::kVl2 ? 1 : recon_reach + 1;
+}
 inline constexpr int kGhostRk2 = ghost_width(Integrator::kRk2, 2);  // 4
 inline constexpr int kGhostVl2 = ghost_width(Integrator::kVl2, 2);  // 3
 inline constexpr int kMaxGhost = ghost_width(Integrator::kRk2, 3);  // 6: the widest of all

@@ -48,6 +48,13 @@ inline int ghost_width(const Scheme& s) {
                      is_ppm(s.recon) ? ReconPpm::Vl2Predictor::kReach : 1);
 }
 
+// How far a flag of FOFC's correcting pass reaches into a group (group_layout.hpp).
+inline int flag_reach(const Scheme& s) {
+  const bool wide = s.recon == Reconstruction::kPlmMcEp || is_ppm(s.recon);
+  static_assert(ReconPcm::kReach == 1);
+  return flag_reach(s.integrator, s.recon == Reconstruction::kPcm ? 1 : wide ? 3 : 2);
+}
+
 // What one step of the patch-group solver needs besides the data.
 struct MolParams {
   PhysicsParams phys;

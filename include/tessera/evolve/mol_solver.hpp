@@ -38,6 +38,7 @@ class MolSolver final : public exec::GroupSolver {
     const int n = nvar();
     return {kernels::ghost_width(scheme_), fofc_ == Fofc::kCorrect ? n + 1 : n, n, n};
   }
+  int flag_reach() const override { return kernels::flag_reach(scheme_); }
   std::size_t host_scratch_reals() const override;
   // The primitives, the stage state and three flux arrays of the box.
   std::size_t device_scratch_reals() const override {

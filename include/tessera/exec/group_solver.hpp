@@ -59,6 +59,10 @@ class GroupSolver {
   virtual void flagged_cells(const Real* out, std::vector<int>& cells) const {
     (void)out, (void)cells;
   }
+  // A correcting pass (first-order flux correction): the farthest, in cells along any axis
+  // outside the group's interior, that a flagged cell can change the group's update; a
+  // group with no flag that near is not solved again. The box's ghost width by default.
+  virtual int flag_reach() const { return shape().ghost; }
   // Name of input variable v in error messages.
   virtual std::string variable_name(int v) const { return "var" + std::to_string(v); }
 };
