@@ -28,8 +28,9 @@
 // Stone 2011, ApJS 193, 6, §3.3; as Athena++ and AthenaK): a step is taken twice where it
 // fails. The detecting pass (MolParams::flag_unphysical) leaves a cell that the step makes
 // unphysical (non-finite, or density or pressure below its floor) as it came and flags
-// it. The correcting pass re-solves every group whose box holds a flagged cell, with the
-// flags as one more input variable (in_vars = nvar + 1, 1 on a flagged cell): every face
+// it. The correcting pass re-solves every group with a flagged cell within flag_reach of
+// its interior (group_layout.hpp; exec/fofc.cpp), with the flags of its box as one more
+// input variable (in_vars = nvar + 1, 1 on a flagged cell): every face
 // of a flagged cell takes the first-order LLF flux of the step's initial states, in every
 // stage (rk2: both stages, so the time-averaged flux is that flux and the flagged cell gets
 // the first-order update u0 - dt/dx sum F; vl2: the corrector). A face's flux depends only
