@@ -43,10 +43,10 @@ void RunWatch::totals(long step, const std::vector<double>& now, long long floor
       throw Error(
           ErrorKind::kNumerical,
           strprintf(
-              "step %ld: the total %s changed by a factor %.6g (from %.9e to "
-              "%.9e) in a box whose sides let none in or out and without sources: "
-              "the solution blew up%s",
-              step, names_[i].c_str(), b / a, a, b,
+              "step %ld: the total %s changed by %.3g of its initial value (from %.9e to "
+              "%.9e; more than %.0e) in a box whose sides let none in or out and without "
+              "sources: the solution blew up%s",
+              step, names_[i].c_str(), change, a, b, kRunaway,
               floored > 0 ? strprintf(" (%lld cells were floored so far)", floored).c_str() : ""));
   }
 }
