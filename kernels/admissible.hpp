@@ -19,6 +19,8 @@ struct AdmissibleState {
   Real gamma_minus_1 = 0, pressure_floor = 0;
 
   TESSERA_HD explicit operator bool() const { return on; }
+  // The variables operator() reads: the first vars() of the layout (none when off).
+  TESSERA_HD int vars() const { return !on ? 0 : field ? 8 : energy ? 5 : 1; }
   TESSERA_HD bool operator()(const Real* u, std::size_t stride) const {
     const Real rho = u[0];
     if (!(rho > 0)) return false;

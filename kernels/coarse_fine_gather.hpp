@@ -105,11 +105,9 @@ TESSERA_HD inline Real prolong_from(const CoarseSlopes& s, int kind, const int f
   return out;
 }
 
-// The fields the admissibility check reads (density; momentum and energy; the field):
-// the first admissible_vars(pf) of them, none when the check is off.
+// The fields the admissibility check reads (AdmissibleState::vars), within the registry's.
 TESSERA_HD inline int admissible_vars(const ProlongFields& pf) {
-  if (!pf.admissible) return 0;
-  const int n = pf.admissible.field ? 8 : pf.admissible.energy ? 5 : 1;
+  const int n = pf.admissible.vars();
   return n < pf.nvar ? n : pf.nvar;
 }
 

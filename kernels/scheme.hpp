@@ -40,19 +40,23 @@ struct Scheme {
   Physics physics = Physics::kAdiabatic;
 };
 
-// Ghost layers of the scheme's input box (group_layout.hpp).
+// Cells the scheme's reconstruction reads on each side of a face (its kReach).
+inline int recon_reach(const Scheme& s) {
+  static_assert(ReconPcm::kReach == 1 && ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3 &&
+                ReconPpmChar::kReach == 3);
+  if (s.recon == Reconstruction::kPcm) return 1;
+  return s.recon == Reconstruction::kPlmMcEp || is_ppm(s.recon) ? 3 : 2;
+}
+
+// Ghost layers of the scheme's input box (group_layout.hpp; PCM gets PLM's boxes).
 inline int ghost_width(const Scheme& s) {
-  const bool wide = s.recon == Reconstruction::kPlmMcEp || is_ppm(s.recon);
-  static_assert(ReconPlmMcEp::kReach == 3 && ReconPpm::kReach == 3 && ReconPpmChar::kReach == 3);
-  return ghost_width(s.integrator, wide ? 3 : 2,
+  return ghost_width(s.integrator, recon_reach(s),
                      is_ppm(s.recon) ? ReconPpm::Vl2Predictor::kReach : 1);
 }
 
 // How far a flag of FOFC's correcting pass reaches into a group (group_layout.hpp).
 inline int flag_reach(const Scheme& s) {
-  const bool wide = s.recon == Reconstruction::kPlmMcEp || is_ppm(s.recon);
-  static_assert(ReconPcm::kReach == 1);
-  return flag_reach(s.integrator, s.recon == Reconstruction::kPcm ? 1 : wide ? 3 : 2);
+  return flag_reach(s.integrator, recon_reach(s));
 }
 
 // What one step of the patch-group solver needs besides the data.
