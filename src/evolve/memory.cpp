@@ -109,6 +109,11 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   const exec::GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
   const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
+  // First-order flux correction's batch (exec/fofc.cpp), of the pipeline's size and made
+  // on the first flagged cell: its input boxes hold one variable more, the flags.
+  const bool fofc = params.string("hydro.scheme") != "relaxing_tvd" && params.boolean("hydro.fofc");
+  const double flagged_in = in + static_cast<double>(kernels::box_cells(ghost)) * real;
+  const double rest = double(shape.out_reals() + shape.flux_reals()) * real;
   // The solver's own scratch per thread.
   const double scratch = static_cast<double>(kernels::mol_scratch_reals(nvar)) * real;
   if (cuda) {
@@ -125,9 +130,14 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
     e.device_bytes =
         2 * batch *
         ((1 + scratch_boxes) * in + double(shape.out_reals() + shape.flux_reals()) * real);
+    if (fofc) {
+      e.buffer_bytes += batch * (flagged_in + rest);
+      e.device_bytes += batch * (flagged_in + scratch_boxes * in + rest);
+    }
   } else {
     // Two batches of 4 groups per thread, each thread's prepare box and solver scratch.
     e.buffer_bytes = e.threads * (2 * 4 * group + in + scratch);
+    if (fofc) e.buffer_bytes += e.threads * 4 * (flagged_in + rest);
   }
   e.process_bytes = resident_bytes().value_or(0);
   // Plot files are written from primitive fields staged per patch, one time level.

@@ -25,7 +25,12 @@ TEST(MemoryEstimate, GpuBuffersFollowTheSolversScratch) {
   const double real = sizeof(Real);
   const double in = 22.0 * 22 * 22 * 5 * real;
   const double out = 16.0 * 16 * 16 * 5 * real, planes = 9.0 * 5 * 16 * 16 * real;
-  EXPECT_DOUBLE_EQ(gpu_buffers({"hydro.integrator=vl2"}), 2 * 10 * (6 * in + out + planes));
+  EXPECT_DOUBLE_EQ(gpu_buffers({"hydro.integrator=vl2", "hydro.fofc=false"}),
+                   2 * 10 * (6 * in + out + planes));
+  // First-order flux correction adds a batch whose input boxes carry the flags.
+  const double flags = 22.0 * 22 * 22 * real;
+  EXPECT_DOUBLE_EQ(gpu_buffers({"hydro.integrator=vl2"}),
+                   2 * 10 * (6 * in + out + planes) + 10 * (6 * in + flags + out + planes));
   // Relaxing TVD: the box, the state between sweeps and a floor mark per box cell.
   const double marks = 22.0 * 22 * 22 * real;
   EXPECT_DOUBLE_EQ(gpu_buffers({"hydro.scheme=relaxing_tvd"}),
