@@ -2,7 +2,8 @@
 // ranks: each rank keeps the data of its own patches only (the others' are poisoned),
 // receives the patches its plan lists through Comm::exchange, and then prepares every one
 // of its groups -- neighbours, coarse-fine interpolation in space and time, boundaries --
-// bit for bit as one store holding every patch does.
+// bit for bit as one store holding every patch does, on the host and through the device
+// gather's tables (their host twin).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "../test_fields.hpp"
 #include "kernels/group_layout.hpp"
 #include "tessera/exec/pipeline.hpp"
+#include "tessera/exec/resident.hpp"
 #include "tessera/parallel/partition.hpp"
 #include "tessera/parallel/virtual_ranks.hpp"
 
@@ -268,18 +270,31 @@ TEST_P(PartitionExchange, EachRankPreparesItsGroupsAsOneStoreDoes) {
           unpack(m, list, got[q]);
           received[r] += static_cast<int>(list.size());
         }
-        std::vector<Real> box(n3 * m.nvar());
+        std::vector<Real> box(n3 * m.nvar()), gathered(n3 * m.nvar());
+        // The device gather's tables for this rank's groups (as a device-resident level on
+        // ranks would list them), evaluated by their host twin: the exchange must bring
+        // every patch they read, coarse-fine ghost cells included.
+        std::vector<int> own;
+        for (const int g : m.groups(level))
+          if (part.owns(r, g)) own.push_back(g);
+        const exec::GatherTables tables = exec::build_gather_tables(m, level, &own);
         bool mismatched = false;
-        for (const int g : m.groups(level)) {
-          if (!part.owns(r, g)) continue;
+        for (std::size_t i = 0; i < own.size(); ++i) {
+          const int g = own[i];
           exec::prepare_group(m, m.current_slot(level), g, gc.ghost, box.data(), gc.coarse_weight);
+          exec::gather_group_host(m, tables, m.current_slot(level), static_cast<int>(i), gc.ghost,
+                                  0, m.nvar(), gathered.data(),
+                                  exec::coarse_slots(m, level, gc.coarse_weight));
           // EXPECT, not ASSERT: a rank that returned early would leave the others waiting
           // in the next exchange. One message per rank and level is enough.
-          const bool same = std::memcmp(box.data(), expected[g / mesh::kFamilySize].data(),
-                                        box.size() * sizeof(Real)) == 0;
-          if (!same && !mismatched) {
+          const std::size_t bytes = box.size() * sizeof(Real);
+          const Real* want = expected[g / mesh::kFamilySize].data();
+          const bool same = std::memcmp(box.data(), want, bytes) == 0;
+          const bool same_gathered = std::memcmp(gathered.data(), want, bytes) == 0;
+          if ((!same || !same_gathered) && !mismatched) {
             ADD_FAILURE() << ranks << " ranks, rank " << r << ", level " << level << ": group " << g
-                          << " differs from the one-store gather";
+                          << " differs from the one-store gather ("
+                          << (same ? "the device tables' host twin" : "prepare_group") << ")";
             mismatched = true;
           }
           ++checked[r];
