@@ -108,12 +108,12 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
                                                                     : kernels::ghost_width(scheme);
   const exec::GroupShape shape{ghost, nvar, nvar, nvar};
   const double in = static_cast<double>(shape.in_reals()) * real;
-  const double group = in + double(shape.out_reals() + shape.flux_reals()) * real;
+  const double rest = double(shape.out_reals() + shape.flux_reals()) * real;  // interior, planes
+  const double group = in + rest;
   // First-order flux correction's batch (exec/fofc.cpp), of the pipeline's size and made
   // on the first flagged cell: its input boxes hold one variable more, the flags.
   const bool fofc = params.string("hydro.scheme") != "relaxing_tvd" && params.boolean("hydro.fofc");
   const double flagged_in = in + static_cast<double>(kernels::box_cells(ghost)) * real;
-  const double rest = double(shape.out_reals() + shape.flux_reals()) * real;
   // The solver's own scratch per thread.
   const double scratch = static_cast<double>(kernels::mol_scratch_reals(nvar)) * real;
   if (cuda) {
@@ -127,9 +127,7 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
     const double scratch_boxes =
         params.string("hydro.scheme") == "relaxing_tvd" ? 1 + 1.0 / nvar : 5;
     e.buffer_bytes = 2 * batch * group + e.threads * in;
-    e.device_bytes =
-        2 * batch *
-        ((1 + scratch_boxes) * in + double(shape.out_reals() + shape.flux_reals()) * real);
+    e.device_bytes = 2 * batch * ((1 + scratch_boxes) * in + rest);
     if (fofc) {
       e.buffer_bytes += batch * (flagged_in + rest);
       e.device_bytes += batch * (flagged_in + scratch_boxes * in + rest);

@@ -144,9 +144,9 @@ PassStats Pipeline::correct(const LevelStep& s, GroupPass& pass,
     std::stable_partition(entries.begin(), entries.end(), [](const Entry& x) { return x.undo; });
   if (!correcting_ || !(correcting_->shape == shape))
     // A batch of the pipeline's size, made on the first flagged cell (memory.cpp counts it):
-    // a round on a deep level solves hundreds of groups, each batch is waited for, and a
-    // GPU batch of fewer groups than multiprocessors leaves most of them idle (capped at 32
-    // groups, the cloud blast's correction took 44% of its time loop on one GPU).
+    // a round on a deep level solves hundreds of groups and each batch is waited for
+    // (capped at 32 groups, the cloud blast's correction took 44% of its time loop on one
+    // GPU; docs/performance.md, "First-order flux correction: its cost").
     correcting_ = executor_.allocate(batch_, *solver);
   Staging& st = *correcting_;
   const int n3 = kernels::box_cells(shape.ghost);
