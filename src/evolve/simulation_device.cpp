@@ -5,6 +5,7 @@
 // up to date before anything on the host reads it.
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/simulation.hpp"
@@ -12,21 +13,19 @@
 namespace tessera::evolve {
 
 // Device residency (gpu.resident; docs/architecture.md, "Data residency"): the default
-// for GPU runs whose data fit, adaptive ones on one rank; the log says why a run is staged.
+// for GPU runs whose data fit; the log says why a run is staged.
 void Simulation::choose_residency(const parallel::Comm& comm) {
   const std::string& resident = params_.string("gpu.resident");
   const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
   const bool on_gpu = executor_->name() != std::string("cpu");
   const bool refined = params_.integer("amr.max_level") > 0;
   const bool self_gravity = params_.boolean("gravity.enabled");
-  if (resident == "on" && (!on_gpu || ((refined || self_gravity) && comm.size() > 1)))
-    throw Error(
-        ErrorKind::kInput,
-        strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with refinement "
-                  "(amr.max_level > 0) or self-gravity one rank; this run has backend %s, "
-                  "amr.max_level = %lld, gravity.enabled = %s and %d ranks",
-                  executor_->name(), static_cast<long long>(params_.integer("amr.max_level")),
-                  self_gravity ? "true" : "false", comm.size()));
+  if (resident == "on" && (!on_gpu || (self_gravity && comm.size() > 1)))
+    throw Error(ErrorKind::kInput,
+                strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with "
+                          "self-gravity one rank; this run has backend %s, gravity.enabled = %s "
+                          "and %d ranks",
+                          executor_->name(), self_gravity ? "true" : "false", comm.size()));
   // Self-gravity stays on the GPU with the data on one rank: the root's density, cuFFT solve,
   // potential and kicks (gravity/device_root.hpp), the refined levels' SOR boxes and kicks
   // (gravity/device_potential.hpp) and the potential correction
@@ -51,12 +50,7 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are evaluated on the host (gpu.resident = \"on\" keeps the "
         "data on the GPU and sends them the ghost cells at every level step)");
-  if (resident == "auto" && on_gpu && refined && comm.size() > 1 && !gravity_on_host && !problem_bc)
-    log_line(
-        "note: the patch data stay on the host and are staged per batch: adaptive runs stay on "
-        "the GPU on one rank only");
-  if (resident != "off" && on_gpu && (!refined || comm.size() == 1) && !gravity_on_host &&
-      (resident == "on" || !problem_bc)) {
+  if (resident != "off" && on_gpu && !gravity_on_host && (resident == "on" || !problem_bc)) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks
@@ -95,9 +89,12 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
           ranks > 1 ? " per rank, about"
           : refined ? " on the root level"
                     : "",
-          refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
-                    "it; a problem's own criterion, the Jeans length and the field criteria "
-                    "flag on the host, with the levels copied back)"
+          refined && ranks > 1
+              ? "; a regrid copies the levels back and is made on the host, and the device copy "
+                "again after it"
+          : refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
+                      "it; a problem's own criterion, the Jeans length and the field criteria "
+                      "flag on the host, with the levels copied back)"
           : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
                            "too"
                          : "",
@@ -116,27 +113,36 @@ void Simulation::ensure_device() {
   };
   const auto t0 = Clock::now();
   double halo_seconds = 0;
-  // Several ranks: this rank's groups, those that read no other rank's patch first (the
-  // order of a step that overlaps the halo exchange), and the exchange of the buffer
-  // patches on the device (a collective: every rank gets here at the same step).
+  // Several ranks: this rank's groups of each level, those that read no other rank's patch
+  // first (the order of a step that overlaps the halo exchange), and the exchanges of each
+  // level's buffer patches on the device (collectives: every rank gets here at the same
+  // step).
   const bool ranks = comm_->size() > 1;
-  const std::vector<int>& groups = ranks ? exchanges_[0].overlap : mesh_->groups(0);
-  if (!resident_ || resident_->tables(0).groups() != static_cast<int>(groups.size()) ||
+  std::vector<std::vector<int>> order;
+  for (int level = 0; level < (ranks ? mesh_->num_levels() : 1); ++level)
+    order.push_back(ranks ? exchanges_[level].overlap : mesh_->groups(level));
+  if (!resident_ || resident_->tables(0).groups() != static_cast<int>(order[0].size()) ||
       resident_->levels() != mesh_->num_levels()) {
     drop_halo();
     resident_.reset();  // free the old copy before allocating the new one
     if (mesh_->num_levels() > 1 && !refined_fit()) return;
-    resident_ = executor_->make_resident(*mesh_, {groups});
+    resident_ = executor_->make_resident(*mesh_, order);
     // Adaptive levels: their flux registers too (the host's layout; built at each regrid).
     if (mesh_->num_levels() > 1) resident_->set_registers(*mesh_, registers_);
     if (ranks) {
       const auto th = Clock::now();
-      const exec::HaloPlan plan{exchanges_[0].send, exchanges_[0].receive};
-      halo_ = executor_->make_halo(*resident_, *mesh_, *comm_, plan,
-                                   params_.string("mpi.device_exchange"));
-      // The routes every rank took, counted over the pairs (once per run).
+      // A refined level's plan ends with the coarser level's patches that its coarse-fine
+      // ghost cells read: they go in both time levels.
+      for (int level = 0; level < mesh_->num_levels(); ++level) {
+        const LevelExchange& x = exchanges_[level];
+        const exec::HaloPlan plan{x.send, x.receive, x.send_same, x.receive_same};
+        halos_.push_back(executor_->make_halo(*resident_, *mesh_, *comm_, plan,
+                                              params_.string("mpi.device_exchange")));
+      }
+      // The routes every rank took, counted over the pairs (once per run; the root
+      // level's, which every rank has).
       long long routes[4] = {0, 0, 0, 0};
-      for (int q = 0; q < comm_->size(); ++q) ++routes[static_cast<int>(halo_->route_to(q))];
+      for (int q = 0; q < comm_->size(); ++q) ++routes[static_cast<int>(halos_[0]->route_to(q))];
       for (long long& n : routes) n = comm_->sum(n);
       if (!halo_logged_)
         log_line(
@@ -186,11 +192,18 @@ constexpr double kPoolGrowth = 4.0;
 // pool's capacity (which the device copy mirrors) is raised to kPoolGrowth times its size (64
 // families more at least) first, so that regrids can grow the mesh on the device without copying
 // the levels back (DeviceMesh::regrid); one that grows it beyond that makes a new copy.
+// On several ranks (whose regrids copy the levels back: no room is reserved) every rank
+// decides alike, from the largest store and the least free memory of any rank.
 bool Simulation::refined_fit() {
+  const bool ranks = comm_->size() > 1;
   const double patch_bytes = 2.0 * double(mesh_->patch_reals()) * sizeof(Real);
-  const double pool = double(mesh_->store().pool_patches());
+  const double pool = comm_->max(double(mesh_->store().pool_patches()));
   const double need = pool * patch_bytes + memory_.device_bytes;
-  const auto dev = exec::device_memory();
+  auto dev = exec::device_memory();
+  if (ranks) {
+    const double least = comm_->min(dev ? dev->first : std::numeric_limits<double>::infinity());
+    if (dev) dev->first = least;
+  }
   if (dev && need > 0.9 * dev->first) {
     if (params_.string("gpu.resident") == "on")
       throw Error(ErrorKind::kResources,
@@ -211,12 +224,13 @@ bool Simulation::refined_fit() {
   double room = std::max(kPoolGrowth * pool, pool + 64.0 * mesh::kFamilySize);
   if (dev) room = std::min(room, (0.9 * dev->first - memory_.device_bytes) / patch_bytes);
   const int families = static_cast<int>(room / mesh::kFamilySize);
-  if (device_pool_room_ &&
+  if (device_pool_room_ && !ranks &&
       std::size_t(families) * mesh::kFamilySize > mesh_->pool_capacity_patches())
     mesh_->reserve_families(families);
   // The device copy holds the host pool's whole capacity, which the host may have grown
   // beyond this room on its own (a staged stretch of the run): then it stays staged.
-  const double held = double(mesh_->pool_capacity_patches()) * patch_bytes + memory_.device_bytes;
+  const double held =
+      comm_->max(double(mesh_->pool_capacity_patches())) * patch_bytes + memory_.device_bytes;
   if (dev && held > 0.9 * dev->first) {
     log_line(
         "note: at step %ld the adaptive mesh's pool (%.2f GB with its spare capacity and the "
@@ -243,10 +257,12 @@ bool Simulation::grow_device(std::size_t patches) {
 }
 
 void Simulation::drop_halo() {
-  if (!halo_) return;
-  const std::vector<double> b = halo_->bytes_sent();
-  for (std::size_t r = 0; r < b.size() && r < halo_bytes_.size(); ++r) halo_bytes_[r] += b[r];
-  halo_.reset();
+  for (const auto& halo : halos_) {
+    if (!halo) continue;
+    const std::vector<double> b = halo->bytes_sent();
+    for (std::size_t r = 0; r < b.size() && r < halo_bytes_.size(); ++r) halo_bytes_[r] += b[r];
+  }
+  halos_.clear();
 }
 
 void Simulation::release_device() {

@@ -193,10 +193,11 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     if (resident_mode_) {
       // Summed over the ranks (whole bytes: exact in any order).
       std::array<double, 4> b = halo_bytes_;
-      if (halo_) {
-        const std::vector<double> now = halo_->bytes_sent();
-        for (std::size_t r = 0; r < b.size() && r < now.size(); ++r) b[r] += now[r];
-      }
+      for (const auto& halo : halos_)
+        if (halo) {
+          const std::vector<double> now = halo->bytes_sent();
+          for (std::size_t r = 0; r < b.size() && r < now.size(); ++r) b[r] += now[r];
+        }
       double sent[4];
       for (int r = 0; r < 4; ++r) sent[r] = double(comm_->sum(static_cast<long long>(b[r])));
       const double hidden = comm_->max(halo_times_.hidden),

@@ -194,44 +194,79 @@ void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
 
 void Simulation::restrict_level(int level) {
   const bool ranks = comm_->size() > 1;
+  // Device-resident levels: the device's copy of this rank's families (its tables).
+  exec::DeviceMesh* const dev = device_levels() && device_current_ ? resident_.get() : nullptr;
   const auto& groups = ranks ? exchanges_[level].groups : mesh_->groups(level);
+  if (dev) {
+    dev->restrict_level(*mesh_, level);
+  } else {
 #pragma omp parallel for schedule(static)
-  for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(*mesh_, groups[g]);
+    for (std::size_t g = 0; g < groups.size(); ++g) mesh::restrict_family(*mesh_, groups[g]);
+  }
   if (!ranks) return;
   // Each family's average goes to the rank of its parent: the restricted fields of the
   // parent's current state, families in canonical order on both sides.
-  const int rank = comm_->rank();
+  const int rank = comm_->rank(), slot = mesh_->current_slot(level - 1);
   const std::vector<int> fields =
       fields_.select([](const mesh::FieldInfo& f) { return f.restricted; });
-  auto each = [&](auto&& f) {
-    for (const int g : mesh_->groups(level)) {
-      const int parent = mesh_->patch(g).parent;
-      const int from = partition_.owner(g), to = partition_.owner(parent);
-      if (from != to) f(parent, from, to);
-    }
-  };
-  std::vector<std::vector<double>> send(comm_->size());
-  each([&](int parent, int from, int to) {
-    if (from != rank) return;
-    const Real* u = mesh_->current(parent);
-    for (const int v : fields)
-      send[to].insert(send[to].end(), u + v * mesh::kPatchCells, u + (v + 1) * mesh::kPatchCells);
-  });
-  const auto got = comm_->exchange(std::move(send));
-  std::vector<std::size_t> at(comm_->size(), 0);
+  std::vector<std::vector<int>> out(comm_->size()), in(comm_->size());
+  for (const int g : mesh_->groups(level)) {
+    const int parent = mesh_->patch(g).parent;
+    const int from = partition_.owner(g), to = partition_.owner(parent);
+    if (from == to) continue;
+    if (from == rank) out[to].push_back(parent);
+    if (to == rank) in[from].push_back(parent);
+  }
   const std::size_t n = fields.size() * mesh::kPatchCells;
-  each([&](int parent, int from, int to) {
-    if (to != rank) return;
-    if (at[from] + n > got[from].size())
+  std::vector<std::vector<double>> send(comm_->size());
+  for (int q = 0; q < comm_->size(); ++q) {
+    if (dev) {
+      const std::vector<Real> v = dev->read_fields(*mesh_, out[q], slot, fields);
+      send[q].assign(v.begin(), v.end());
+      continue;
+    }
+    for (const int parent : out[q]) {
+      const Real* u = mesh_->data(slot, parent);
+      for (const int v : fields)
+        send[q].insert(send[q].end(), u + v * mesh::kPatchCells, u + (v + 1) * mesh::kPatchCells);
+    }
+  }
+  const auto got = comm_->exchange(std::move(send));
+  for (int q = 0; q < comm_->size(); ++q) {
+    if (got[q].size() != in[q].size() * n)
       throw Error(ErrorKind::kInternal,
-                  strprintf("restriction of level %d: rank %d sent too few values", level, from));
-    Real* u = mesh_->current(parent);
-    const double* src = got[from].data() + at[from];
-    for (std::size_t i = 0; i < fields.size(); ++i)
-      std::copy_n(src + i * mesh::kPatchCells, mesh::kPatchCells,
-                  u + fields[i] * mesh::kPatchCells);
-    at[from] += n;
-  });
+                  strprintf("restriction of level %d: rank %d sent %zu values for %zu", level, q,
+                            got[q].size(), in[q].size() * n));
+    if (dev) {
+      dev->write_fields(*mesh_, in[q], slot, fields,
+                        std::vector<Real>(got[q].begin(), got[q].end()));
+      continue;
+    }
+    for (std::size_t i = 0; i < in[q].size(); ++i) {
+      Real* u = mesh_->data(slot, in[q][i]);
+      for (std::size_t f = 0; f < fields.size(); ++f)
+        std::copy_n(got[q].data() + i * n + f * mesh::kPatchCells, mesh::kPatchCells,
+                    u + fields[f] * mesh::kPatchCells);
+    }
+  }
+}
+
+void Simulation::finish_fine_on_device(int level) {
+  if (comm_->size() > 1) {
+    // The sums of other ranks' registers go to them, in the registers' order; those of this
+    // rank's that other ranks' fine groups made arrive where this rank's own would be.
+    std::vector<std::vector<int>> out, in;
+    registers_.fine_routes(level, comm_->size(), out, in);
+    std::vector<std::vector<double>> send(comm_->size());
+    for (int q = 0; q < comm_->size(); ++q) {
+      const std::vector<Real> v = resident_->take_fine(level, out[q]);
+      send[q].assign(v.begin(), v.end());
+    }
+    const auto got = comm_->exchange(std::move(send));
+    for (int q = 0; q < comm_->size(); ++q)
+      resident_->put_fine(level, in[q], std::vector<Real>(got[q].begin(), got[q].end()));
+  }
+  resident_->finish_fine_step(level);
 }
 
 Simulation::FamilyOwners Simulation::family_owners() const {

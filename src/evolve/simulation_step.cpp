@@ -23,9 +23,17 @@ bool Simulation::regrid() {
   // the device copy follows the change: its moves, and the new families prolonged there
   // (DeviceMesh::regrid). The levels are copied back only for the host's flags, or when the
   // pool must grow beyond what the GPU holds (the run then goes on staged).
-  // Otherwise (several ranks) the device copy is dropped: a regrid may move the pool.
-  const bool keep_device = device_levels() && device_current_;
-  if (!keep_device) release_device();
+  // Several ranks: the host flags and regrids (the levels copied back), and the device copy
+  // is made again after a regrid that changed the mesh (the store moves families); one
+  // that changed nothing keeps it.
+  const bool keep_device = device_levels() && device_current_ && comm_->size() == 1;
+  const bool hold_device = !keep_device && comm_->size() > 1 && resident_ && device_current_;
+  if (hold_device) {
+    sync_host();
+    sync_all_slots();
+  } else if (!keep_device) {
+    release_device();
+  }
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
@@ -66,6 +74,9 @@ bool Simulation::regrid() {
   regrid_stats_.families_added += change.added_families;
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
+  // A rank whose pool had to grow let its copy go (above) even when the mesh did not
+  // change: then every rank makes its copy again (the halos' set-up is a collective).
+  if (hold_device && comm_->min(device_current_ && change.empty() ? 1.0 : 0.0) == 0) free_device();
   if (change.empty()) return false;
   repartition(false, true);
   const int nlev = mesh_->num_levels();
@@ -232,9 +243,10 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
   for (exec::Pass* pass : schedule_) {
     exec::LevelStep s = step;
     std::unique_ptr<parallel::PendingExchange> pending;
-    bool halo_pending = false;    // resident: halo_ started, not finished
+    exec::DeviceHalo* const halo = level < int(halos_.size()) ? halos_[level].get() : nullptr;
+    bool halo_pending = false;    // resident: halo started, not finished
     bool halo_seen_done = false;  // ... and test() found it complete
-    if (ranks && pass->reads_neighbours(level) && halo_) {
+    if (ranks && pass->reads_neighbours(level) && halo) {
       // Device-resident: the buffer patches go GPU to GPU (or through pinned host memory)
       // while the interior groups run.
       // The share hidden: the time from start() until the halo was seen complete (or until
@@ -242,7 +254,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       using Clock = std::chrono::steady_clock;
       const auto t0 = Clock::now();
       ScopedTimer t(timers_, Stage::kExchange);
-      halo_->start(mesh_->current_slot(level));
+      halo->start(mesh_->current_slot(level));
       halo_pending = true;
       const auto started = Clock::now();
       halo_times_.exposed += std::chrono::duration<double>(started - t0).count();
@@ -257,11 +269,11 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
           if (!halo_seen_done)
             halo_times_.hidden += std::chrono::duration<double>(called - started).count();
           halo_pending = false;
-          halo_->finish();
+          halo->finish();
           halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
         };
         s.progress = [&, started] {
-          if (halo_pending && !halo_seen_done && halo_->test()) {
+          if (halo_pending && !halo_seen_done && halo->test()) {
             halo_seen_done = true;
             halo_times_.hidden += std::chrono::duration<double>(Clock::now() - started).count();
           }
@@ -269,7 +281,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       } else {
         halo_pending = false;
         const auto called = Clock::now();
-        halo_->finish();
+        halo->finish();
         halo_times_.exposed += std::chrono::duration<double>(Clock::now() - called).count();
       }
     } else if (ranks && pass->reads_neighbours(level)) {
@@ -317,7 +329,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     if (halo_pending) try {
         ScopedTimer t(timers_, Stage::kExchange);
         halo_pending = false;
-        halo_->finish();
+        halo->finish();
       } catch (...) {
         if (!error) error = std::current_exception();
       }
@@ -377,7 +389,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     // The fine fluxes of this step at coarse-fine faces go into the coarse patches'
     // registers (on their ranks).
     if (level > 0 && device_levels())
-      resident_->finish_fine_step(level - 1);
+      finish_fine_on_device(level - 1);
     else if (level > 0)
       registers_.finish_fine_step(level - 1, ranks ? comm_ : nullptr);
   }
@@ -389,16 +401,12 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
     advance(level + 1, time + s * (dt / substeps), dt / substeps, double(s) / substeps,
             double(s + 1) / substeps);
   ScopedTimer t(timers_, Stage::kReflux);
-  if (device_levels()) {
-    // Device-resident adaptive levels (one rank): the same operations on the device.
-    resident_->restrict_level(*mesh_, level + 1);
-    reflux_withheld_ += resident_->reflux(*mesh_, level);
-    mesh_->set_host_stale(mesh_->current_slot(level), true);
-    return;
-  }
+  // Device-resident adaptive levels: the same operations on the device.
   restrict_level(level + 1);
-  const long long withheld = registers_.reflux(*mesh_, level);
+  const long long withheld =
+      device_levels() ? resident_->reflux(*mesh_, level) : registers_.reflux(*mesh_, level);
   reflux_withheld_ += comm_->sum(withheld);
+  if (device_levels()) mesh_->set_host_stale(mesh_->current_slot(level), true);
 }
 
 void Simulation::solve_gravity(bool refined) {

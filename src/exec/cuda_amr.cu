@@ -74,6 +74,38 @@ __global__ void fill_kernel(Real* x, std::size_t n, Real value) {
   if (i < n) x[i] = value;
 }
 
+// One block per listed register, threads over its values: taken out into `buffer` (and
+// -0 left), or put in from it.
+__global__ void move_fine_kernel(Real* fine, const int* __restrict__ registers, std::size_t reals,
+                                 Real* buffer, bool take) {
+  Real* r = fine + std::size_t(registers[blockIdx.x]) * reals;
+  Real* b = buffer + std::size_t(blockIdx.x) * reals;
+  for (std::size_t k = threadIdx.x; k < reals; k += blockDim.x) {
+    if (take) {
+      b[k] = r[k];
+      r[k] = -Real(0);
+    } else {
+      r[k] = b[k];
+    }
+  }
+}
+
+// One block per listed patch (x) and field (y), threads over its cells: read into
+// `buffer` or written from it.
+__global__ void move_fields_kernel(Real* pool, std::size_t patch_reals,
+                                   const int* __restrict__ positions, FieldSigns fields,
+                                   int nfields, Real* buffer, bool read) {
+  Real* u = pool + std::size_t(positions[blockIdx.x]) * patch_reals +
+            std::size_t(fields.component[blockIdx.y]) * mesh::kPatchCells;
+  Real* b = buffer + (std::size_t(blockIdx.x) * nfields + blockIdx.y) * mesh::kPatchCells;
+  for (int c = threadIdx.x; c < mesh::kPatchCells; c += blockDim.x) {
+    if (read)
+      b[c] = u[c];
+    else
+      u[c] = b[c];
+  }
+}
+
 // One block per run of a patch's registers (its faces, in order: they share edge cells),
 // one thread per face cell; FluxRegisters::reflux_one per register.
 __global__ void reflux_kernel(Real* pool, std::size_t patch_reals, const int* __restrict__ runs,
@@ -85,6 +117,11 @@ __global__ void reflux_kernel(Real* pool, std::size_t patch_reals, const int* __
   const int a = threadIdx.x / P, b = threadIdx.x % P;
   Real before[kMaxFields];
   for (int i = runs[blockIdx.x]; i < runs[blockIdx.x + 1]; ++i) {
+    // Another rank's register (its coarse patch's rank refluxes it): cleared only.
+    if (reg_position[i] < 0) {
+      for (int v = 0; v < nflux; ++v) data[(std::size_t(i) * nflux + v) * kFace + a * P + b] = 0;
+      continue;
+    }
     Real* u = pool + std::size_t(reg_position[i]) * patch_reals;
     const int dir = reg_face[i] / 2, side = reg_face[i] % 2;
     const Real sign = side ? Real(-1) : Real(1);
@@ -270,9 +307,12 @@ void CudaDeviceMesh::set_registers(const mesh::Mesh& m, const FluxRegisters& r) 
       fill_kernel<<<(d.fine.size() + 255) / 256, 256>>>(d.fine.get(), d.fine.size(), -Real(0));
       TESSERA_CUDA_CHECK(cudaGetLastError());
     }
+    // Another rank's registers (on several ranks: those its coarse patches' ranks hold)
+    // have no position: reflux_kernel only clears them.
     std::vector<int> pos(d.registers), face(d.registers);
     for (int i = 0; i < d.registers; ++i)
-      pos[i] = position(m, r.patch_of(level, i)), face[i] = r.face_of(level, i);
+      pos[i] = r.owns(level, i) ? position(m, r.patch_of(level, i)) : -1,
+      face[i] = r.face_of(level, i);
     d.reg_position = to_device(pos);
     d.reg_face = to_device(face);
     d.reg_runs = to_device(r.runs(level));
@@ -311,6 +351,81 @@ void CudaDeviceMesh::finish_fine_step(int level) {
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+std::vector<Real> CudaDeviceMesh::take_fine(int level, const std::vector<int>& registers) {
+  const std::size_t reals = std::size_t(nflux_) * kFace;
+  std::vector<Real> values(registers.size() * reals);
+  if (registers.empty()) return values;
+  Level& d = levels_.at(level);
+  const DeviceBuffer<int> list = to_device(registers);
+  DeviceBuffer<Real> buffer(values.size());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the batches that added to them are done
+  move_fine_kernel<<<registers.size(), 256>>>(d.fine.get(), list.get(), reals, buffer.get(), true);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaMemcpy(values.data(), buffer.get(), values.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  return values;
+}
+
+void CudaDeviceMesh::put_fine(int level, const std::vector<int>& registers,
+                              const std::vector<Real>& values) {
+  const std::size_t reals = std::size_t(nflux_) * kFace;
+  if (values.size() != registers.size() * reals)
+    throw Error(ErrorKind::kInternal, "fine sums of another size than their registers");
+  if (registers.empty()) return;
+  Level& d = levels_.at(level);
+  const DeviceBuffer<int> list = to_device(registers);
+  const DeviceBuffer<Real> buffer = to_device(values);
+  move_fine_kernel<<<registers.size(), 256>>>(d.fine.get(), list.get(), reals, buffer.get(), false);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // before the buffers are freed
+}
+
+namespace {
+FieldSigns field_list(const std::vector<int>& fields) {
+  if (fields.size() > std::size_t(kMaxFields))
+    throw Error(ErrorKind::kInternal, "more fields than a device copy holds");
+  FieldSigns list{};  // the fields' indices, in the same small struct
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    list.component[i] = static_cast<signed char>(fields[i]);
+  return list;
+}
+}  // namespace
+
+std::vector<Real> CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::vector<int>& patches,
+                                              int slot, const std::vector<int>& fields) {
+  std::vector<Real> values(patches.size() * fields.size() * mesh::kPatchCells);
+  if (values.empty()) return values;
+  std::vector<int> positions(patches.size());
+  for (std::size_t i = 0; i < patches.size(); ++i) positions[i] = position(m, patches[i]);
+  const DeviceBuffer<int> d_positions = to_device(positions);
+  DeviceBuffer<Real> buffer(values.size());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kernels that wrote them are done
+  move_fields_kernel<<<dim3(patches.size(), fields.size()), 256>>>(
+      pool(slot), patch_reals_, d_positions.get(), field_list(fields),
+      static_cast<int>(fields.size()), buffer.get(), true);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaMemcpy(values.data(), buffer.get(), values.size() * sizeof(Real),
+                                cudaMemcpyDeviceToHost));
+  return values;
+}
+
+void CudaDeviceMesh::write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                                  const std::vector<int>& fields, const std::vector<Real>& values) {
+  if (values.size() != patches.size() * fields.size() * mesh::kPatchCells)
+    throw Error(ErrorKind::kInternal, "field values of another size than their patches");
+  if (values.empty()) return;
+  std::vector<int> positions(patches.size());
+  for (std::size_t i = 0; i < patches.size(); ++i) positions[i] = position(m, patches[i]);
+  const DeviceBuffer<int> d_positions = to_device(positions);
+  const DeviceBuffer<Real> buffer = to_device(values);
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  move_fields_kernel<<<dim3(patches.size(), fields.size()), 256>>>(
+      pool(slot), patch_reals_, d_positions.get(), field_list(fields),
+      static_cast<int>(fields.size()), buffer.get(), false);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // before the buffers are freed
+}
+
 long long CudaDeviceMesh::reflux(const mesh::Mesh& m, int level) {
   if (level < 0 || level >= levels() || levels_[level].registers == 0) return 0;
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
@@ -347,11 +462,7 @@ void CudaDeviceMesh::copy_level_fields(const std::vector<int>& fields, int from,
   const int groups = tables_.at(level).groups();
   if (groups == 0 || fields.empty() || from == to) return;
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-  if (fields.size() > std::size_t(kMaxFields))
-    throw Error(ErrorKind::kInternal, "more fields to copy than a device copy holds");
-  FieldSigns list{};  // the fields' indices, in the same small struct
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    list.component[i] = static_cast<signed char>(fields[i]);
+  const FieldSigns list = field_list(fields);
   copy_level_kernel<<<dim3(groups, mesh::kFamilySize), 256>>>(
       pool(from), pool(to), patch_reals_, levels_[level].first_position.get(), list,
       static_cast<int>(fields.size()), false);
@@ -364,11 +475,7 @@ void CudaDeviceMesh::exchange_fields(const std::vector<int>& fields, int level) 
   const int groups = tables_.at(level).groups();
   if (groups == 0 || fields.empty()) return;
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the batches that wrote them are done
-  if (fields.size() > std::size_t(kMaxFields))
-    throw Error(ErrorKind::kInternal, "more fields to exchange than a device copy holds");
-  FieldSigns list{};
-  for (std::size_t i = 0; i < fields.size(); ++i)
-    list.component[i] = static_cast<signed char>(fields[i]);
+  const FieldSigns list = field_list(fields);
   copy_level_kernel<<<dim3(groups, mesh::kFamilySize), 256>>>(
       pool(0), pool(1), patch_reals_, levels_[level].first_position.get(), list,
       static_cast<int>(fields.size()), true);

@@ -38,11 +38,14 @@ constexpr int kTagData = 7001, kTagToken = 7002;
 // Patch i of a list: block (i, chunk) copies reals [chunk * 256 * 4, ...) of it.
 constexpr int kThreads = 256, kPerThread = 4;
 
-// kPack: patch positions[i] of the pool to patch i of the buffer; else the reverse.
+// kPack: patch positions[i] of time level slots[i] (-1: `slot`) to patch i of the buffer;
+// else the reverse.
 template <bool kPack>
-__global__ void copy_patches(Real* __restrict__ pool, std::size_t patch_reals,
-                             const int* __restrict__ positions, Real* __restrict__ buffer) {
+__global__ void copy_patches(Real* pool0, Real* pool1, int slot, std::size_t patch_reals,
+                             const int* __restrict__ positions, const int* __restrict__ slots,
+                             Real* __restrict__ buffer) {
   const std::size_t i = blockIdx.x;
+  Real* pool = (slots[i] < 0 ? slot : slots[i]) ? pool1 : pool0;
   Real* in_pool = pool + std::size_t(positions[i]) * patch_reals;
   Real* in_buffer = buffer + i * patch_reals;
   const std::size_t first = std::size_t(blockIdx.y) * kThreads * kPerThread;
@@ -83,15 +86,28 @@ class CudaHalo final : public DeviceHalo {
     if (static_cast<int>(plan.send.size()) != ranks_ ||
         static_cast<int>(plan.receive.size()) != ranks_)
       throw Error(ErrorKind::kInternal, "a halo plan without a list for every rank");
-    std::vector<int> send_pos, recv_pos;
+    // The pieces' patches in order: the same level's in the exchange's time level (-1),
+    // the coarser level's in both.
+    std::vector<int> send_pos, recv_pos, send_slot, recv_slot;
+    const auto list = [&](const std::vector<int>& patches, const std::vector<std::size_t>& same,
+                          int q, std::vector<int>& pos, std::vector<int>& slot) {
+      const std::size_t n = same.empty() ? patches.size() : same.at(q);
+      for (std::size_t i = 0; i < patches.size(); ++i)
+        for (int s = i < n ? -1 : 0; s < (i < n ? 0 : 2); ++s) {
+          pos.push_back(CudaDeviceMesh::position(m, patches[i]));
+          slot.push_back(s);
+        }
+    };
     for (int q = 0; q < ranks_; ++q) {
-      for (const int p : plan.send[q]) send_pos.push_back(CudaDeviceMesh::position(m, p));
-      for (const int p : plan.receive[q]) recv_pos.push_back(CudaDeviceMesh::position(m, p));
+      list(plan.send[q], plan.send_same, q, send_pos, send_slot);
+      list(plan.receive[q], plan.receive_same, q, recv_pos, recv_slot);
       send_first_[q + 1] = send_pos.size();
       recv_first_[q + 1] = recv_pos.size();
     }
     d_send_pos_ = CudaDeviceMesh::to_device(send_pos);
     d_recv_pos_ = CudaDeviceMesh::to_device(recv_pos);
+    d_send_slot_ = CudaDeviceMesh::to_device(send_slot);
+    d_recv_slot_ = CudaDeviceMesh::to_device(recv_slot);
     d_send_ = DeviceBuffer<Real>(send_pos.size() * patch_reals_);
     d_recv_ = DeviceBuffer<Real>(recv_pos.size() * patch_reals_);
     TESSERA_CUDA_CHECK(
@@ -138,7 +154,8 @@ class CudaHalo final : public DeviceHalo {
     cudaStream_t s = stream_.get();
     if (sends > 0) {
       copy_patches<true><<<copy_grid(sends, patch_reals_), kThreads, 0, s>>>(
-          dm_.pool(slot), patch_reals_, d_send_pos_.get(), d_send_.get());
+          dm_.pool(0), dm_.pool(1), slot, patch_reals_, d_send_pos_.get(), d_send_slot_.get(),
+          d_send_.get());
       TESSERA_CUDA_CHECK(cudaGetLastError());
     }
     std::vector<parallel::Message> copied;
@@ -199,7 +216,8 @@ class CudaHalo final : public DeviceHalo {
     const std::size_t receives = recv_first_[ranks_];
     if (receives > 0) {
       copy_patches<false><<<copy_grid(receives, patch_reals_), kThreads, 0, s>>>(
-          dm_.pool(slot_), patch_reals_, d_recv_pos_.get(), d_recv_.get());
+          dm_.pool(0), dm_.pool(1), slot_, patch_reals_, d_recv_pos_.get(), d_recv_slot_.get(),
+          d_recv_.get());
       TESSERA_CUDA_CHECK(cudaGetLastError());
     }
     TESSERA_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -343,10 +361,12 @@ class CudaHalo final : public DeviceHalo {
   parallel::Comm& comm_;
   int ranks_, rank_;
   std::size_t patch_reals_;
-  // [peer]: its piece of the send and receive buffers is [first[q], first[q + 1]) patches.
+  // [peer]: its piece of the send and receive buffers is [first[q], first[q + 1]) patches
+  // (a coarser level's patch counts twice, one per time level).
   std::vector<std::size_t> send_first_, recv_first_;
   std::vector<HaloRoute> to_, from_;  // [peer]: the route of what goes to it, comes from it
-  DeviceBuffer<int> d_send_pos_, d_recv_pos_;
+  // Each piece's patches, as pool positions and time levels (-1: the exchange's).
+  DeviceBuffer<int> d_send_pos_, d_recv_pos_, d_send_slot_, d_recv_slot_;
   DeviceBuffer<Real> d_send_, d_recv_;
   PinnedBuffer<Real> h_send_, h_recv_;
   std::vector<Real*> peer_buffer_;       // [peer]: its receiving buffer, mapped (route peer)

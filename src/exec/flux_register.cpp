@@ -129,6 +129,19 @@ void FluxRegisters::group_slots(const mesh::Mesh& m, int first_patch, int coarse
   }
 }
 
+void FluxRegisters::fine_routes(int level, int ranks, std::vector<std::vector<int>>& send,
+                                std::vector<std::vector<int>>& receive) const {
+  send.assign(ranks, {});
+  receive.assign(ranks, {});
+  if (level >= static_cast<int>(registers_.size())) return;
+  const auto& regs = registers_[level];
+  for (std::size_t i = 0; i < regs.size(); ++i) {
+    const Register& r = regs[i];
+    if (r.owner != rank_ && r.fine_owner == rank_) send.at(r.owner).push_back(int(i));
+    if (r.owner == rank_ && r.fine_owner != rank_) receive.at(r.fine_owner).push_back(int(i));
+  }
+}
+
 bool FluxRegisters::touches(const mesh::Mesh& m, int first_patch) const {
   const int level = m.patch(first_patch).level;
   for (int c = 0; c < mesh::kFamilySize; ++c)
@@ -155,31 +168,24 @@ void FluxRegisters::finish_fine_step(int level, parallel::Comm* comm) {
   if (!comm || comm->size() == 1) return;
   const std::size_t n = regs.empty() ? 0 : regs.front().data.size();
   // Both sides list the registers in the same (build) order.
+  std::vector<std::vector<int>> out, in;
+  fine_routes(level, comm->size(), out, in);
   std::vector<std::vector<double>> send(comm->size());
-  for (Register& r : regs)
-    if (r.owner != rank_ && r.fine_owner == rank_) {
-      send[r.owner].insert(send[r.owner].end(), r.fine.begin(), r.fine.end());
+  for (int q = 0; q < comm->size(); ++q)
+    for (const int i : out[q]) {
+      Register& r = regs[i];
+      send[q].insert(send[q].end(), r.fine.begin(), r.fine.end());
       std::fill(r.fine.begin(), r.fine.end(), -Real(0));
     }
   const auto got = comm->exchange(std::move(send));
-  std::vector<std::size_t> at(comm->size(), 0);
-  for (Register& r : regs) {
-    if (r.owner != rank_ || r.fine_owner == rank_) continue;
-    const std::vector<double>& from = got[r.fine_owner];
-    std::size_t& i = at[r.fine_owner];
-    if (i + n > from.size())
-      throw Error(ErrorKind::kInternal,
-                  strprintf("flux registers of level %d: rank %d sent %zu values, fewer than "
-                            "its registers hold",
-                            level, r.fine_owner, from.size()));
-    for (std::size_t k = 0; k < n; ++k) r.data[k] += Real(from[i + k]);
-    i += n;
-  }
-  for (int q = 0; q < comm->size(); ++q)
-    if (q != rank_ && at[q] != got[q].size())
+  for (int q = 0; q < comm->size(); ++q) {
+    if (got[q].size() != in[q].size() * n)
       throw Error(ErrorKind::kInternal,
                   strprintf("flux registers of level %d: rank %d sent %zu values for %zu", level, q,
-                            got[q].size(), at[q]));
+                            got[q].size(), in[q].size() * n));
+    for (std::size_t j = 0; j < in[q].size(); ++j)
+      for (std::size_t k = 0; k < n; ++k) regs[in[q][j]].data[k] += Real(got[q][j * n + k]);
+  }
 }
 
 long long FluxRegisters::reflux(mesh::Mesh& m, int level) {

@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <vector>
-
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "../regression/double_mach_features.hpp"
 #include "tessera/core/log.hpp"
@@ -396,9 +396,12 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
 // Device-resident levels on several ranks: 2, 3 and 4 virtual ranks (threads of one
 // process sharing the GPU; their buffer patches go through page-locked host memory and the
 // in-process Comm) keep their data on the GPU, step the groups that read no other rank's
-// patch while the halo travels, and end with every owned patch equal to one rank's
-// resident run, bit for bit. Without the halo's unpack (or with a stale buffer) the
-// ranks' boundary groups read old neighbours and differ.
+// patch while the halo travels, and end with every owned patch of every level equal to one
+// rank's resident run, bit for bit (families found by level and position). Without the
+// halo's unpack (or with a stale buffer) the ranks' boundary groups read old neighbours and
+// differ. Adaptive runs add the coarser level's patches in both time levels to each
+// refined level's halo, the fine sums of other ranks' flux registers and the restricted
+// parents of other ranks' families (sent to their ranks), and regrids on the host.
 void expect_resident_ranks_match(const std::string& file, const std::vector<std::string>& ov) {
   set_log_quiet(true);
   std::vector<std::string> all = {"run.backend=cuda", "gpu.resident=on", "output.enabled=false"};
@@ -408,27 +411,43 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
   ASSERT_TRUE(one.device_resident());
   one.run();
   const mesh::Mesh& ref = one.mesh();
+  std::map<std::pair<int, mesh::PatchCoord>, int> families;  // (level, position): first patch
+  for (int level = 0; level < ref.num_levels(); ++level)
+    for (const int g : ref.groups(level)) families[{level, ref.patch(g).coord()}] = g;
   for (const int n : {2, 3, 4}) {
-    std::vector<long long> compared(n, 0), differing(n, 0);
+    std::vector<long long> compared(n, 0), differing(n, 0), missing(n, 0), regrids(n, 0);
+    std::vector<int> resident(n, 0);
     parallel::VirtualRanks vr(n);
     vr.run([&](parallel::Comm& comm) {
       evolve::Simulation sim(params, comm);
       if (!sim.device_resident()) throw Error(ErrorKind::kInternal, "not device-resident");
       sim.run();
+      resident[comm.rank()] = sim.device_resident();
+      regrids[comm.rank()] = sim.regrid_count();
       const mesh::Mesh& m = sim.mesh();
-      for (const int g : m.groups(0)) {
-        if (!sim.partition().owns(comm.rank(), g)) continue;
-        for (int c = 0; c < mesh::kFamilySize; ++c) {
-          ++compared[comm.rank()];
-          if (std::memcmp(m.current(g + c), ref.current(g + c), m.patch_reals() * sizeof(Real)))
-            ++differing[comm.rank()];
+      for (int level = 0; level < m.num_levels(); ++level)
+        for (const int g : m.groups(level)) {
+          if (!sim.partition().owns(comm.rank(), g)) continue;
+          const auto it = families.find({level, m.patch(g).coord()});
+          if (it == families.end()) {
+            ++missing[comm.rank()];
+            continue;
+          }
+          for (int c = 0; c < mesh::kFamilySize; ++c) {
+            ++compared[comm.rank()];
+            if (std::memcmp(m.current(g + c), ref.current(it->second + c),
+                            m.patch_reals() * sizeof(Real)))
+              ++differing[comm.rank()];
+          }
         }
-      }
     });
     long long total = 0;
     for (int r = 0; r < n; ++r) {
       total += compared[r];
       EXPECT_EQ(differing[r], 0) << file << ", " << n << " ranks: rank " << r;
+      EXPECT_EQ(missing[r], 0) << file << ", " << n << " ranks: rank " << r;
+      EXPECT_TRUE(resident[r]) << file << ", " << n << " ranks: rank " << r << " ended staged";
+      EXPECT_EQ(regrids[r], one.regrid_count()) << file << ", " << n << " ranks: rank " << r;
     }
     EXPECT_EQ(total, ref.num_patches()) << file << ", " << n << " ranks";
   }
@@ -445,6 +464,31 @@ TEST(GpuResident, SedovOnVirtualRanksEqualsOneRank) {
 TEST(GpuResident, OrszagTangOnVirtualRanksEqualsOneRank) {
   expect_resident_ranks_match("orszag_tang/orszag_tang.toml",
                               {"mesh.nx=[64,64,16]", "mesh.xmax=[1,1,0.25]", "run.max_steps=8"});
+}
+
+// Adaptive: a blob moving across two levels, regridded every root step (families added,
+// removed and moved between ranks), with a passive scalar; the off-centre Sedov blast with
+// first-order flux correction on its refined level (the correcting batches take a solve's
+// fluxes back out of the registers, of other ranks' registers too); GLM-MHD.
+TEST(GpuResident, AmrBlobOnVirtualRanksEqualsOneRank) {
+  expect_resident_ranks_match(
+      "blob/blob.toml",
+      {"mesh.nx=[32,16,16]", "mesh.xmax=[1,0.5,0.5]", "problem.center=[0.3,0.25,0.25]",
+       "problem.velocity=[2,0.5,0]", "problem.width=0.05", "amr.regrid_interval=1",
+       "amr.max_level=2", "hydro.passive_scalars=1", "run.max_steps=12"});
+}
+
+TEST(GpuResident, AmrSedovWithFirstOrderFluxCorrectionOnVirtualRanksEqualsOneRank) {
+  expect_resident_ranks_match("sedov/sedov.toml",
+                              {"mesh.nx=[32,32,32]", "problem.center=[0.021,-0.013,0.008]",
+                               "hydro.integrator=vl2", "amr.max_level=1", "run.max_steps=16"});
+}
+
+TEST(GpuResident, AmrMhdBlastOnVirtualRanksEqualsOneRank) {
+  expect_resident_ranks_match(
+      "mhd_blast/mhd_blast.toml",
+      {"mesh.nx=[32,32,32]", "mesh.xmin=[-0.5,-0.5,-0.5]", "mesh.xmax=[0.5,0.5,0.5]",
+       "amr.max_level=1", "hydro.integrator=vl2", "run.max_steps=8"});
 }
 
 // The double Mach reflection at dx = 1/256 on the GPU: on a uniform 1024 x 256 grid (the

@@ -15,8 +15,8 @@
 #      named pipe runs on 3 ranks; SIGTERM to mpirun writes a checkpoint and exits 11, as on one rank.
 # Usage: mpi_test.sh TESSERA SOURCE_DIR WORK_DIR [MPIRUN]
 # Environment: TESSERA_TEST_BACKEND=cuda runs 1 and 2 on the GPU backend (the ranks of a
-# host take its GPUs in turn, or share one), with device-resident uniform runs whose buffer
-# patches go between the GPUs by each route; MPI_TEST_CASES restricts section 1.
+# host take its GPUs in turn, or share one), with device-resident uniform and adaptive runs
+# whose buffer patches go between the GPUs by each route; MPI_TEST_CASES restricts section 1.
 set -uo pipefail
 tessera=$1
 src=$2
@@ -135,12 +135,14 @@ fi
 # same bits as with it (the default, section 1).
 if selected blob_scalar; then variant blob_scalar no_overlap mpi.overlap_exchange=false; fi
 
-# Device-resident levels on several ranks (GPU backend): the runs of section 1 without
-# refinement kept their data on the GPUs; within one host the buffer patches went GPU to
-# GPU (mpi.device_exchange = "auto": peer), and through page-locked host memory
-# ("host"), without overlap, and GLM-MHD give one rank's bits too.
+# Device-resident levels on several ranks (GPU backend): the runs of section 1 kept their
+# data on the GPUs (all but self-gravity and the double Mach reflection's problem-defined
+# sides, which the host takes part in), adaptive ones too, with their regrids on the host;
+# within one host the buffer patches went GPU to GPU (mpi.device_exchange = "auto": peer),
+# and through page-locked host memory ("host"), without overlap, and GLM-MHD give one
+# rank's bits too.
 if [ "$backend" = cuda ]; then
-  for c in sedov orszag_tang sedov_mixed; do
+  for c in sedov orszag_tang sedov_mixed blob_scalar blob_rtvd mhd_blast; do
     selected "$c" || continue
     for n in 2 3 4; do
       grep -q "^device-resident on $n ranks: buffer patches go GPU to GPU (CUDA IPC) between [1-9]" \
@@ -156,6 +158,10 @@ if [ "$backend" = cuda ]; then
     variant sedov_mixed no_overlap mpi.overlap_exchange=false
   fi
   if selected orszag_tang; then variant orszag_tang host mpi.device_exchange=host; fi
+  if selected blob_scalar; then
+    variant blob_scalar host mpi.device_exchange=host
+    variant blob_scalar staged gpu.resident=off
+  fi
 fi
 
 # --- 2. checkpoint of 4 ranks, restarted on 2 and on 1 ---------------------------------------

@@ -259,8 +259,12 @@ class Simulation {
   // Frees the device copy and its halo (made again at the next step); the host copy is
   // then the newest only if it was synced.
   void free_device();
-  // Frees halo_, keeping the bytes it sent for the final log.
+  // Frees halos_, keeping the bytes they sent for the final log.
   void drop_halo();
+  // Device-resident adaptive levels on several ranks: the fine sums of the step of
+  // level + 1 to the ranks of `level`'s registers, then added (FluxRegisters::
+  // finish_fine_step's order).
+  void finish_fine_on_device(int level);
   // RunControl::check_output_dir on rank 0, agreed: before each output.
   void guard_output_dir();
   void write_plot(int index);
@@ -330,11 +334,13 @@ class Simulation {
   long long sor_unconverged_logged_ = 0;
   bool resident_mode_ = false;
   // Whether the levels' data are on the device with more than one level (their flux
-  // registers, refluxing and restriction too).
+  // registers, refluxing and restriction too; on several ranks with the fine sums and the
+  // restricted parents of other ranks' patches sent to them).
   bool device_levels() const { return resident_mode_ && resident_ && resident_->levels() > 1; }
   std::unique_ptr<exec::DeviceMesh> resident_;  // made on the first step
-  std::unique_ptr<exec::DeviceHalo> halo_;      // resident_'s buffer patches (several ranks)
-  std::array<double, 4> halo_bytes_{};          // sent by dropped halos, [exec::HaloRoute]
+  // resident_'s buffer patches on several ranks, one exchange per level.
+  std::vector<std::unique_ptr<exec::DeviceHalo>> halos_;
+  std::array<double, 4> halo_bytes_{};  // sent by dropped halos, [exec::HaloRoute]
   bool halo_logged_ = false;
   // Seconds of the device halo exchanges: in flight behind the interior groups' steps, and
   // spent in start() and finish() (the unpack, and any wait).

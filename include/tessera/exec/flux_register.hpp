@@ -66,6 +66,15 @@ class FluxRegisters {
   // none): `coarse[6 c + face]` the register of child c's face (subtracting its coarse
   // flux), `fine[face]` the register of level - 1 its outer face adds to.
   void group_slots(const mesh::Mesh& mesh, int first_patch, int coarse[48], int fine[6]) const;
+  // The rank these registers were built for, and whether it holds register i of `level`
+  // (its coarse patch's rank: the one that refluxes it).
+  int rank() const { return rank_; }
+  bool owns(int level, int i) const { return registers_[level][i].owner == rank_; }
+  // The fine sums finish_fine_step sends on several ranks, as register indices in build
+  // order: send[q], those of rank q's registers that this rank's fine groups add to;
+  // receive[q], those of this rank's registers that rank q's fine groups add to.
+  void fine_routes(int level, int ranks, std::vector<std::vector<int>>& send,
+                   std::vector<std::vector<int>>& receive) const;
 
  private:
   struct Register {

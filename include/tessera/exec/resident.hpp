@@ -155,15 +155,32 @@ class DeviceMesh {
   // device, with the layout of `r` (built for the mesh the tables were made from): the
   // batches of a refluxing pass add their flux planes to them (ResidentBatch::reflux_dt).
   virtual void set_registers(const mesh::Mesh& m, const FluxRegisters& r) = 0;
-  // FluxRegisters::finish_fine_step for a mesh on one rank: the fine sums of a step of
-  // level + 1 added to level's registers once.
+  // FluxRegisters::finish_fine_step's local part: the fine sums of a step of level + 1
+  // added to level's registers once. On several ranks the sums of other ranks' registers
+  // are taken out first (take_fine) and those other ranks sent put in (put_fine):
+  // finish_fine_sums does both.
   virtual void finish_fine_step(int level) = 0;
+  // The fine sums of `level`'s registers `registers` (indices in FluxRegisters' order),
+  // nflux x 8 x 8 each, in list order; they are -0 afterwards.
+  virtual std::vector<Real> take_fine(int level, const std::vector<int>& registers) = 0;
+  // Sets the fine sums of the listed registers (which hold -0) to `values` (take_fine's
+  // layout).
+  virtual void put_fine(int level, const std::vector<int>& registers,
+                        const std::vector<Real>& values) = 0;
   // FluxRegisters::reflux on the current state of `level` (withholding a correction that
-  // would leave a cell unphysical, `admissible`); returns the corrections withheld.
+  // would leave a cell unphysical, `admissible`), this rank's registers only; returns the
+  // corrections withheld.
   virtual long long reflux(const mesh::Mesh& m, int level) = 0;
-  // mesh::restrict_family for every family of `level` (> 0): the restricted fields of each
-  // parent's current state replaced by the average of its children's.
+  // mesh::restrict_family for every family of `level`'s tables (> 0): the restricted
+  // fields of each parent's current state replaced by the average of its children's. On
+  // several ranks the parents of other ranks go to them (read_fields, write_fields).
   virtual void restrict_level(const mesh::Mesh& m, int level) = 0;
+  // The fields `fields` of the listed patches' time level `slot`, patch by patch, field by
+  // field (kPatchCells each); write_fields sets them.
+  virtual std::vector<Real> read_fields(const mesh::Mesh& m, const std::vector<int>& patches,
+                                        int slot, const std::vector<int>& fields) = 0;
+  virtual void write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                            const std::vector<int>& fields, const std::vector<Real>& values) = 0;
   // The refinement flags of `level`'s current state on the device (evolve/refinement.cpp's
   // flag_patch for the criteria `c`, the same bits): marks[8 g + c], for child c of group g
   // of the level's tables, the patches it marks (kernels::flag_marks).
@@ -191,8 +208,12 @@ class DeviceGather {
 // The buffer patches of a device-resident level on several ranks (docs/architecture.md,
 // "Ranks"): what this rank sends to and receives from each peer, patches listed in the
 // order both sides derive from the mesh (the exchange plan's same-level lists).
+// A refined level's lists end with the coarser level's patches its coarse-fine ghost
+// cells read (interpolated in time): those go in both time levels, the first `send_same`
+// / `receive_same` (all where empty) in the exchange's.
 struct HaloPlan {
-  std::vector<std::vector<int>> send, receive;  // [peer rank]
+  std::vector<std::vector<int>> send, receive;       // [peer rank]
+  std::vector<std::size_t> send_same, receive_same;  // [peer rank]
 };
 
 // How a halo's messages go between two ranks (mpi.device_exchange):
@@ -213,13 +234,15 @@ const char* halo_route_name(HaloRoute r);
 class DeviceHalo {
  public:
   virtual ~DeviceHalo() = default;
-  // Begins sending time level `slot` of the plan's patches: packed on the GPU into one
+  // Begins sending time level `slot` of the plan's patches (the coarser level's in both):
+  // packed on the GPU into one
   // buffer, one piece per peer, each sent by its route. Returns without waiting.
   virtual void start(int slot) = 0;
   // Lets the transfers advance; true when they are done. Never blocks.
   virtual bool test() = 0;
   // Waits for the peers' patches and writes them into the buffer patches of the device
-  // copy's time level `slot` (start's); work submitted after it returns reads them.
+  // copy's time level `slot` (start's; the coarser level's into both); work submitted
+  // after it returns reads them.
   virtual void finish() = 0;
   virtual HaloRoute route_to(int peer) const = 0;
   // Bytes this rank sent by each route over the exchanges so far ([HaloRoute]).

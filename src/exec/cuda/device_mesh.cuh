@@ -146,8 +146,15 @@ class CudaDeviceMesh final : public DeviceMesh {
               const kernels::PhysicsParams& params, std::vector<double>& speeds) override;
   void set_registers(const mesh::Mesh& m, const FluxRegisters& r) override;
   void finish_fine_step(int level) override;
+  std::vector<Real> take_fine(int level, const std::vector<int>& registers) override;
+  void put_fine(int level, const std::vector<int>& registers,
+                const std::vector<Real>& values) override;
   long long reflux(const mesh::Mesh& m, int level) override;
   void restrict_level(const mesh::Mesh& m, int level) override;
+  std::vector<Real> read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                                const std::vector<int>& fields) override;
+  void write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                    const std::vector<int>& fields, const std::vector<Real>& values) override;
   void flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
             kernels::Physics physics, const kernels::PhysicsParams& params,
             std::vector<std::uint32_t>& marks) override;
