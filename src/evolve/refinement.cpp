@@ -388,7 +388,7 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
     const auto& groups = ranks ? own : m.groups(level);
     std::vector<std::vector<std::uint64_t>> marked(groups.size());
     // Marks computed on the device: only turned into patches here.
-    const bool have = !ranks && given && level < static_cast<int>(given->size()) &&
+    const bool have = given && level < static_cast<int>(given->size()) &&
                       (*given)[level].size() == groups.size() * mesh::kFamilySize;
     ParallelErrors errors;  // the problem's refine() and the lists may throw
 #pragma omp parallel for schedule(dynamic)

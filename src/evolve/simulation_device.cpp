@@ -90,8 +90,10 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
           : refined ? " on the root level"
                     : "",
           refined && ranks > 1
-              ? "; a regrid copies the levels back and is made on the host, and the device copy "
-                "again after it"
+              ? "; a regrid's flags and new families are made on the GPUs, the families that "
+                "change rank sent between them through the hosts (the hosts plan it; a "
+                "problem's own criterion, the Jeans length and the field criteria flag on the "
+                "hosts, with the levels copied back)"
           : refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
                       "it; a problem's own criterion, the Jeans length and the field criteria "
                       "flag on the host, with the levels copied back)"
@@ -131,27 +133,7 @@ void Simulation::ensure_device() {
     if (mesh_->num_levels() > 1) resident_->set_registers(*mesh_, registers_);
     if (ranks) {
       const auto th = Clock::now();
-      // A refined level's plan ends with the coarser level's patches that its coarse-fine
-      // ghost cells read: they go in both time levels.
-      for (int level = 0; level < mesh_->num_levels(); ++level) {
-        const LevelExchange& x = exchanges_[level];
-        const exec::HaloPlan plan{x.send, x.receive, x.send_same, x.receive_same};
-        halos_.push_back(executor_->make_halo(*resident_, *mesh_, *comm_, plan,
-                                              params_.string("mpi.device_exchange")));
-      }
-      // The routes every rank took, counted over the pairs (once per run; the root
-      // level's, which every rank has).
-      long long routes[4] = {0, 0, 0, 0};
-      for (int q = 0; q < comm_->size(); ++q) ++routes[static_cast<int>(halos_[0]->route_to(q))];
-      for (long long& n : routes) n = comm_->sum(n);
-      if (!halo_logged_)
-        log_line(
-            "device-resident on %d ranks: buffer patches go GPU to GPU (CUDA IPC) between %lld "
-            "ordered pairs of ranks, by CUDA-aware MPI between %lld, through page-locked host "
-            "memory between %lld (mpi.device_exchange = \"%s\")",
-            comm_->size(), routes[int(exec::HaloRoute::kPeer)], routes[int(exec::HaloRoute::kMpi)],
-            routes[int(exec::HaloRoute::kHost)], params_.string("mpi.device_exchange").c_str());
-      halo_logged_ = true;
+      make_halos();
       halo_seconds = since(th);
     }
   }
@@ -177,6 +159,31 @@ void Simulation::ensure_device() {
   device_setup_logged_ = true;
 }
 
+void Simulation::make_halos() {
+  drop_halo();
+  // A refined level's plan ends with the coarser level's patches that its coarse-fine
+  // ghost cells read: they go in both time levels.
+  for (int level = 0; level < mesh_->num_levels(); ++level) {
+    const LevelExchange& x = exchanges_[level];
+    const exec::HaloPlan plan{x.send, x.receive, x.send_same, x.receive_same};
+    halos_.push_back(executor_->make_halo(*resident_, *mesh_, *comm_, plan,
+                                          params_.string("mpi.device_exchange")));
+  }
+  if (halo_logged_) return;
+  // The routes every rank took, counted over the pairs (once per run; the root level's,
+  // which every rank has).
+  long long routes[4] = {0, 0, 0, 0};
+  for (int q = 0; q < comm_->size(); ++q) ++routes[static_cast<int>(halos_[0]->route_to(q))];
+  for (long long& n : routes) n = comm_->sum(n);
+  log_line(
+      "device-resident on %d ranks: buffer patches go GPU to GPU (CUDA IPC) between %lld "
+      "ordered pairs of ranks, by CUDA-aware MPI between %lld, through page-locked host "
+      "memory between %lld (mpi.device_exchange = \"%s\")",
+      comm_->size(), routes[int(exec::HaloRoute::kPeer)], routes[int(exec::HaloRoute::kMpi)],
+      routes[int(exec::HaloRoute::kHost)], params_.string("mpi.device_exchange").c_str());
+  halo_logged_ = true;
+}
+
 namespace {
 // How much larger than the pool a device-resident adaptive mesh's capacity is made (at its
 // device copy, and when a regrid outgrows it). Growing costs the host a copy of its pool
@@ -192,8 +199,8 @@ constexpr double kPoolGrowth = 4.0;
 // pool's capacity (which the device copy mirrors) is raised to kPoolGrowth times its size (64
 // families more at least) first, so that regrids can grow the mesh on the device without copying
 // the levels back (DeviceMesh::regrid); one that grows it beyond that makes a new copy.
-// On several ranks (whose regrids copy the levels back: no room is reserved) every rank
-// decides alike, from the largest store and the least free memory of any rank.
+// On several ranks every rank decides alike, from the largest store and the least free
+// memory of any rank (ranks that share a GPU each see all of its free memory).
 bool Simulation::refined_fit() {
   const bool ranks = comm_->size() > 1;
   const double patch_bytes = 2.0 * double(mesh_->patch_reals()) * sizeof(Real);
@@ -224,7 +231,7 @@ bool Simulation::refined_fit() {
   double room = std::max(kPoolGrowth * pool, pool + 64.0 * mesh::kFamilySize);
   if (dev) room = std::min(room, (0.9 * dev->first - memory_.device_bytes) / patch_bytes);
   const int families = static_cast<int>(room / mesh::kFamilySize);
-  if (device_pool_room_ && !ranks &&
+  if (device_pool_room_ &&
       std::size_t(families) * mesh::kFamilySize > mesh_->pool_capacity_patches())
     mesh_->reserve_families(families);
   // The device copy holds the host pool's whole capacity, which the host may have grown
@@ -275,7 +282,7 @@ void Simulation::release_device() {
   free_device();
 }
 
-void Simulation::sync_all_slots() {
+void Simulation::sync_all_slots() const {
   if (!resident_ || !device_current_) return;
   for (int slot = 0; slot < 2; ++slot)
     if (mesh_->host_stale(slot)) resident_->download(*mesh_, slot);

@@ -176,7 +176,12 @@ std::optional<double> Simulation::density_l1_error() const {
 }
 
 DivergenceStats Simulation::divergence() const {
-  sync_host();
+  // Several ranks: the buffer patches exchanged on the host, whose plans send the coarser
+  // level's patches in both time levels.
+  if (comm_->size() > 1 && mesh_->num_levels() > 1)
+    sync_all_slots();
+  else
+    sync_host();
   if (comm_->size() > 1)
     for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
   return divergence_stats(*mesh_, kernels::MhdGlm::kBx, *comm_, partition_);
@@ -207,8 +212,10 @@ std::string Simulation::write_plot_on_root(
   if (const auto c = collective_output()) {
     // Every rank forms and writes its own leaves; div B reads the neighbours' faces.
     const auto derived = derived_plot_fields();
-    if (!derived.empty())
+    if (!derived.empty()) {
+      if (mesh_->num_levels() > 1) sync_all_slots();  // as divergence()
       for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+    }
     const std::string dir = params_.string("output.dir");
     std::exception_ptr error;
     if (comm_->rank() == 0) try {

@@ -21,6 +21,11 @@
 namespace tessera::evolve {
 
 void Simulation::repartition(bool trim, bool follow) {
+  partition_levels(follow);
+  if (comm_->size() > 1) hold_wanted(trim);
+}
+
+void Simulation::partition_levels(bool follow) {
   const int ranks = comm_->size(), rank = comm_->rank();
   if (follow && ranks > 1) {
     partition_ =
@@ -61,7 +66,9 @@ void Simulation::repartition(bool trim, bool follow) {
                           plans[rank].coarse[q].end());
     }
   }
-  if (ranks == 1) return;
+}
+
+void Simulation::hold_wanted(bool trim) {
   // The store: room for every family this rank now needs (what it held before stays until
   // trim_store: a regrid's moves still read it).
   mesh_->make_sparse();
@@ -99,7 +106,7 @@ std::vector<char> Simulation::wanted_families() const {
   return want;
 }
 
-void Simulation::trim_store() {
+void Simulation::trim_store(bool compact) {
   if (comm_->size() == 1) return;
   mesh_->make_sparse();
   const std::vector<char> want = wanted_families();
@@ -107,7 +114,7 @@ void Simulation::trim_store() {
     if (!want[f]) mesh_->release(static_cast<int>(f) * mesh::kFamilySize);
   // Compacting copies every held family: only when more than a fifth of the pool is
   // unused room (the next regrid's new families fill released positions first).
-  if (mesh_->free_families() * 4 > mesh_->held_families()) mesh_->compact();
+  if (compact && mesh_->free_families() * 4 > mesh_->held_families()) mesh_->compact();
 }
 
 namespace {
@@ -175,7 +182,7 @@ void Simulation::poison_families(int level, const std::function<bool(int)>& fore
                       std::numeric_limits<Real>::quiet_NaN());
 }
 
-void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
+void Simulation::move_patches(const std::vector<PatchMove>& moves, exec::DeviceMesh* dev) const {
   const int rank = comm_->rank();
   std::vector<std::vector<int>> send(comm_->size()), receive(comm_->size());
   for (const PatchMove& mv : moves) {
@@ -187,9 +194,46 @@ void Simulation::move_patches(const std::vector<PatchMove>& moves) const {
   for (const auto& list : receive)
     for (const int p : list) mesh_->hold(p - p % mesh::kFamilySize);
   std::vector<std::vector<double>> out(comm_->size());
-  for (int q = 0; q < comm_->size(); ++q) out[q] = pack(*mesh_, send[q]);
+  for (int q = 0; q < comm_->size(); ++q)
+    out[q] = dev ? pack_device(*dev, send[q]) : pack(*mesh_, send[q]);
   const auto got = comm_->exchange(std::move(out));
-  for (int q = 0; q < comm_->size(); ++q) unpack(*mesh_, receive[q], 0, got[q], q);
+  for (int q = 0; q < comm_->size(); ++q)
+    if (dev)
+      unpack_device(*dev, receive[q], got[q], q);
+    else
+      unpack(*mesh_, receive[q], 0, got[q], q);
+}
+
+// Both time levels of the listed patches from the device copy, as pack() lays them out
+// (with same = 0: patch by patch, each time level's data whole).
+std::vector<double> Simulation::pack_device(exec::DeviceMesh& dev,
+                                            const std::vector<int>& patches) const {
+  const std::size_t n = mesh_->patch_reals();
+  std::vector<int> all(mesh_->nvar());
+  for (int v = 0; v < mesh_->nvar(); ++v) all[v] = v;
+  std::vector<double> buf(2 * patches.size() * n);
+  for (int slot = 0; slot < 2; ++slot) {
+    const std::vector<Real> got = dev.read_fields(*mesh_, patches, slot, all);
+    for (std::size_t i = 0; i < patches.size(); ++i)
+      std::copy_n(got.data() + i * n, n, buf.data() + (2 * i + slot) * n);
+  }
+  return buf;
+}
+
+void Simulation::unpack_device(exec::DeviceMesh& dev, const std::vector<int>& patches,
+                               const std::vector<double>& buf, int from) const {
+  const std::size_t n = mesh_->patch_reals();
+  if (buf.size() != 2 * patches.size() * n)
+    throw Error(ErrorKind::kInternal, strprintf("rank %d sent %zu values for %zu patches", from,
+                                                buf.size(), patches.size()));
+  std::vector<int> all(mesh_->nvar());
+  for (int v = 0; v < mesh_->nvar(); ++v) all[v] = v;
+  for (int slot = 0; slot < 2; ++slot) {
+    std::vector<Real> values(patches.size() * n);
+    for (std::size_t i = 0; i < patches.size(); ++i)
+      std::copy_n(buf.data() + (2 * i + slot) * n, n, values.data() + i * n);
+    dev.write_fields(*mesh_, patches, slot, all, values);
+  }
 }
 
 void Simulation::restrict_level(int level) {
@@ -277,9 +321,9 @@ Simulation::FamilyOwners Simulation::family_owners() const {
   return owners;
 }
 
-void Simulation::migrate_level(int level, const FamilyOwners& before,
-                               const std::vector<int>& added) {
-  if (poison_foreign_)
+void Simulation::migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added,
+                               exec::DeviceMesh* dev) {
+  if (poison_foreign_ && !dev)
     poison_families(level, [&](int g) {
       const auto it = before.find({level, mesh_->patch(g).coord()});
       return it == before.end() || it->second != comm_->rank();
@@ -310,7 +354,7 @@ void Simulation::migrate_level(int level, const FamilyOwners& before,
     reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
     for (const auto& [to, q] : reads) moves.push_back({q, partition_.owner(q), to});
   }
-  move_patches(moves);
+  move_patches(moves, dev);
 }
 
 void Simulation::exchange_buffers(int level) const {

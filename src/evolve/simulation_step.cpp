@@ -22,37 +22,25 @@ bool Simulation::regrid() {
   // allow (only the marks per patch come back), the host plans and changes the octree, and
   // the device copy follows the change: its moves, and the new families prolonged there
   // (DeviceMesh::regrid). The levels are copied back only for the host's flags, or when the
-  // pool must grow beyond what the GPU holds (the run then goes on staged).
-  // Several ranks: the host flags and regrids (the levels copied back), and the device copy
-  // is made again after a regrid that changed the mesh (the store moves families); one
-  // that changed nothing keeps it.
-  const bool keep_device = device_levels() && device_current_ && comm_->size() == 1;
-  const bool hold_device = !keep_device && comm_->size() > 1 && resident_ && device_current_;
-  if (hold_device) {
-    sync_host();
-    sync_all_slots();
-  } else if (!keep_device) {
-    release_device();
-  }
+  // pool must grow beyond what the GPU holds (the run then goes on staged). On several
+  // ranks the same, with the families that change rank and the coarse patches of new
+  // families' prolongation sent from GPU to GPU through the hosts (regrid_ranks_on_device).
+  const bool ranks = comm_->size() > 1;
+  const bool keep_device = agree_all(device_levels() && device_current_);
+  if (!keep_device) release_device();
   mesh::Hierarchy h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
     std::vector<std::vector<std::uint32_t>> marks;
-    if (keep_device)
-      for (int level = 0; level < std::min(refinement_.max_level, mesh_->num_levels()); ++level) {
-        const auto criteria = device_flag_criteria(refinement_, *problem_, level);
-        if (!criteria) break;
-        marks.emplace_back();
-        resident_->flag(*mesh_, level, *criteria, model_.physics(), model_.params(), marks.back());
-      }
-    // The host flags the levels the device did not (with its copy brought up to date).
-    if (keep_device &&
-        static_cast<int>(marks.size()) < std::min(refinement_.max_level, mesh_->num_levels()))
-      sync_all_slots();
-    const bool ranks = comm_->size() > 1;
-    // Several ranks flag their own families, whose halos their buffer patches hold.
-    if (ranks)
-      for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+    if (keep_device) marks = flag_on_device();
+    const int top = std::min(refinement_.max_level, mesh_->num_levels());
+    // The host flags the levels the device did not (with its copy brought up to date);
+    // several ranks flag their own families, whose halos their buffer patches hold.
+    if (static_cast<int>(marks.size()) < top) {
+      if (keep_device) sync_all_slots();
+      if (ranks)
+        for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
+    }
     h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_, ranks ? &partition_ : nullptr,
                        ranks ? comm_ : nullptr, keep_device ? &marks : nullptr);
   }
@@ -61,12 +49,13 @@ bool Simulation::regrid() {
                     false);
   // Only what changes is touched: removed families were restricted onto their parents at
   // the end of the last step; new ones are prolonged from their parents, coarse to fine.
-  const bool ranks = comm_->size() > 1;
   const FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
   // A pool that must grow beyond its capacity: the device copy grows with it where the GPU
   // has the memory; otherwise the levels are copied back and the copy (which page-locks the
-  // host pool) lets go before the pool is reallocated.
+  // host pool) lets go before the pool is reallocated. A sparse store (several ranks) moves
+  // no data here: its new families are held after the partition (hold_wanted).
   const mesh::MeshChange change = mesh_->apply_hierarchy(h, [&](std::size_t patches) {
+    if (mesh_->sparse()) return;
     if (keep_device && device_current_ && grow_device(patches)) return;
     sync_all_slots();
     free_device();
@@ -74,16 +63,15 @@ bool Simulation::regrid() {
   regrid_stats_.families_added += change.added_families;
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;
-  // A rank whose pool had to grow let its copy go (above) even when the mesh did not
-  // change: then every rank makes its copy again (the halos' set-up is a collective).
-  if (hold_device && comm_->min(device_current_ && change.empty() ? 1.0 : 0.0) == 0) free_device();
   if (change.empty()) return false;
-  repartition(false, true);
   const int nlev = mesh_->num_levels();
   // The signal speeds of the families that stayed are those of their last step; a new
   // family contributes the speed of its prolonged state.
   speeds_.resize(nlev, 0.0);
-  if (keep_device && device_current_) {
+  if (ranks && keep_device) {
+    regrid_ranks_on_device(change, before);
+  } else if (keep_device && device_current_) {
+    repartition(false, true);
     registers_.build(*mesh_, partition_, comm_->rank());
     if (!resident_->regrid(*mesh_, change, {mesh_->groups(0)}, model_.physics(), model_.params(),
                            speeds_))
@@ -96,6 +84,7 @@ bool Simulation::regrid() {
     mesh_->set_host_stale(1, true);
     ++regrid_stats_.device_regrids;
   } else {
+    repartition(false, true);
     prolong_on_host(change, before);
   }
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), nlev), 0);

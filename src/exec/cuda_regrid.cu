@@ -102,43 +102,67 @@ bool CudaDeviceMesh::regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
   levels_.clear();
   build_tables(m, groups);
   // New families, coarse to fine: a new family's parent may itself be new.
-  const kernels::ProlongFields pf = prolong_fields(m.fields());
   speeds.resize(std::max<std::size_t>(speeds.size(), m.num_levels()), 0.0);
-  for (int level = 1; level < m.num_levels(); ++level) {
-    if (std::size_t(level) >= change.added.size() || change.added[level].empty()) continue;
-    ProlongTable t = build_prolong_table(m, change.added[level]);
-    for (int& p : t.first_patch) p = position(m, p);
-    for (int& p : t.coarse) p = p >= 0 ? position(m, p) : p;
-    const DeviceBuffer<int> first = to_device(t.first_patch), coarse = to_device(t.coarse),
-                            clamp = to_device(t.clamp);
-    DeviceBuffer<double> d_speeds(std::size_t(t.families()) * mesh::kFamilySize);
-    const dim3 grid(t.families(), mesh::kFamilySize);
-    Real* fine = pool(m.current_slot(level));
-    const Real* parents = pool(m.current_slot(level - 1));
-    switch (physics) {
-      case kernels::Physics::kAdiabatic:
-        prolong_kernel<kernels::HydroAdiabatic>
-            <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
-                                          clamp.get(), pf, params.adiabatic, d_speeds.get());
-        break;
-      case kernels::Physics::kIsothermal:
-        prolong_kernel<kernels::HydroIsothermal>
-            <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
-                                          clamp.get(), pf, params.isothermal, d_speeds.get());
-        break;
-      case kernels::Physics::kMhd:
-        prolong_kernel<kernels::MhdGlm>
-            <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
-                                          clamp.get(), pf, params.mhd, d_speeds.get());
-        break;
-    }
-    TESSERA_CUDA_CHECK(cudaGetLastError());
-    std::vector<double> got(d_speeds.size());
-    TESSERA_CUDA_CHECK(cudaMemcpy(got.data(), d_speeds.get(), got.size() * sizeof(double),
-                                  cudaMemcpyDeviceToHost));
-    for (const double s : got) speeds[level] = std::max(speeds[level], s);
-  }
+  for (int level = 1; level < m.num_levels(); ++level)
+    if (std::size_t(level) < change.added.size())
+      speeds[level] =
+          std::max(speeds[level], prolong(m, level, change.added[level], physics, params));
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the moves are done before anything reads
+  return true;
+}
+
+double CudaDeviceMesh::prolong(const mesh::Mesh& m, int level, const std::vector<int>& families,
+                               kernels::Physics physics, const kernels::PhysicsParams& params) {
+  if (families.empty()) return 0.0;
+  const kernels::ProlongFields pf = prolong_fields(m.fields());
+  ProlongTable t = build_prolong_table(m, families);
+  for (int& p : t.first_patch) p = position(m, p);
+  for (int& p : t.coarse) p = p >= 0 ? position(m, p) : p;
+  const DeviceBuffer<int> first = to_device(t.first_patch), coarse = to_device(t.coarse),
+                          clamp = to_device(t.clamp);
+  DeviceBuffer<double> d_speeds(std::size_t(t.families()) * mesh::kFamilySize);
+  const dim3 grid(t.families(), mesh::kFamilySize);
+  Real* fine = pool(m.current_slot(level));
+  const Real* parents = pool(m.current_slot(level - 1));
+  switch (physics) {
+    case kernels::Physics::kAdiabatic:
+      prolong_kernel<kernels::HydroAdiabatic>
+          <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
+                                        clamp.get(), pf, params.adiabatic, d_speeds.get());
+      break;
+    case kernels::Physics::kIsothermal:
+      prolong_kernel<kernels::HydroIsothermal>
+          <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
+                                        clamp.get(), pf, params.isothermal, d_speeds.get());
+      break;
+    case kernels::Physics::kMhd:
+      prolong_kernel<kernels::MhdGlm>
+          <<<grid, mesh::kPatchCells>>>(fine, parents, patch_reals_, first.get(), coarse.get(),
+                                        clamp.get(), pf, params.mhd, d_speeds.get());
+      break;
+  }
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  std::vector<double> got(d_speeds.size());
+  TESSERA_CUDA_CHECK(
+      cudaMemcpy(got.data(), d_speeds.get(), got.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  double most = 0.0;
+  for (const double s : got) most = std::max(most, s);
+  return most;
+}
+
+bool CudaDeviceMesh::retable(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) {
+  // Positions within this copy's capacity, in the host pools it mirrors (a sparse store
+  // moves no data when its families change: only new ones take free positions).
+  if (m.patch_reals() != patch_reals_ || m.store().pool_patches() > capacity_ ||
+      m.store().pool_capacity_patches() > capacity_)
+    return false;
+  for (int s = 0; s < 2; ++s)
+    if (host_pool_[s] != m.store().pool_address(s)) return false;
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  patches_ = m.store().pool_patches();
+  tables_.clear();
+  levels_.clear();
+  build_tables(m, groups);
   return true;
 }
 

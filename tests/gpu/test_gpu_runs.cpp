@@ -402,7 +402,10 @@ TEST(GpuResident, AutoChoosesResidencyUnlessTheHostMustTakePart) {
 // differ. Adaptive runs add the coarser level's patches in both time levels to each
 // refined level's halo, the fine sums of other ranks' flux registers and the restricted
 // parents of other ranks' families (sent to their ranks), and regrids on the host.
-void expect_resident_ranks_match(const std::string& file, const std::vector<std::string>& ov) {
+// min_added: the families the one-rank run's regrids must add at least (each regrid then
+// makes its data on the GPUs: prolongations, and moves between ranks).
+void expect_resident_ranks_match(const std::string& file, const std::vector<std::string>& ov,
+                                 long long min_added = 0) {
   set_log_quiet(true);
   std::vector<std::string> all = {"run.backend=cuda", "gpu.resident=on", "output.enabled=false"};
   all.insert(all.end(), ov.begin(), ov.end());
@@ -410,12 +413,15 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
   evolve::Simulation one(params);
   ASSERT_TRUE(one.device_resident());
   one.run();
+  EXPECT_GE(one.regrid_stats().families_added, min_added) << file;
+  if (min_added > 0) EXPECT_GT(one.regrid_stats().device_regrids, 0) << file;
   const mesh::Mesh& ref = one.mesh();
   std::map<std::pair<int, mesh::PatchCoord>, int> families;  // (level, position): first patch
   for (int level = 0; level < ref.num_levels(); ++level)
     for (const int g : ref.groups(level)) families[{level, ref.patch(g).coord()}] = g;
   for (const int n : {2, 3, 4}) {
-    std::vector<long long> compared(n, 0), differing(n, 0), missing(n, 0), regrids(n, 0);
+    std::vector<long long> compared(n, 0), differing(n, 0), missing(n, 0), regrids(n, 0),
+        device_regrids(n, 0), migrated(n, 0);
     std::vector<int> resident(n, 0);
     parallel::VirtualRanks vr(n);
     vr.run([&](parallel::Comm& comm) {
@@ -424,6 +430,8 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
       sim.run();
       resident[comm.rank()] = sim.device_resident();
       regrids[comm.rank()] = sim.regrid_count();
+      device_regrids[comm.rank()] = sim.regrid_stats().device_regrids;
+      migrated[comm.rank()] = sim.regrid_stats().families_migrated;
       const mesh::Mesh& m = sim.mesh();
       for (int level = 0; level < m.num_levels(); ++level)
         for (const int g : m.groups(level)) {
@@ -442,12 +450,21 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
         }
     });
     long long total = 0;
+    if (one.regrid_count() > 0)
+      std::printf(
+          "%s: one rank %d regrids (%lld on the device, %lld families added); %d ranks: "
+          "%lld on the device, %lld families changed rank\n",
+          file.c_str(), one.regrid_count(), one.regrid_stats().device_regrids,
+          one.regrid_stats().families_added, n, device_regrids[0], migrated[0]);
     for (int r = 0; r < n; ++r) {
       total += compared[r];
       EXPECT_EQ(differing[r], 0) << file << ", " << n << " ranks: rank " << r;
       EXPECT_EQ(missing[r], 0) << file << ", " << n << " ranks: rank " << r;
       EXPECT_TRUE(resident[r]) << file << ", " << n << " ranks: rank " << r << " ended staged";
       EXPECT_EQ(regrids[r], one.regrid_count()) << file << ", " << n << " ranks: rank " << r;
+      // Each regrid's data made on the GPUs, as on one rank.
+      EXPECT_EQ(device_regrids[r], one.regrid_stats().device_regrids)
+          << file << ", " << n << " ranks: rank " << r;
     }
     EXPECT_EQ(total, ref.num_patches()) << file << ", " << n << " ranks";
   }
@@ -466,16 +483,18 @@ TEST(GpuResident, OrszagTangOnVirtualRanksEqualsOneRank) {
                               {"mesh.nx=[64,64,16]", "mesh.xmax=[1,1,0.25]", "run.max_steps=8"});
 }
 
-// Adaptive: a blob moving across two levels, regridded every root step (families added,
-// removed and moved between ranks), with a passive scalar; the off-centre Sedov blast with
-// first-order flux correction on its refined level (the correcting batches take a solve's
-// fluxes back out of the registers, of other ranks' registers too); GLM-MHD.
+// Adaptive: a blob moving across two levels, regridded every root step (8 families added,
+// 4 removed, 3 moved into holes, on the GPUs of their ranks), with a passive scalar; the
+// off-centre Sedov blast with first-order flux correction on its refined level (the
+// correcting batches take a solve's fluxes back out of the registers, of other ranks'
+// registers too); the GLM-MHD blast, growing (24 families added).
 TEST(GpuResident, AmrBlobOnVirtualRanksEqualsOneRank) {
   expect_resident_ranks_match(
       "blob/blob.toml",
       {"mesh.nx=[32,16,16]", "mesh.xmax=[1,0.5,0.5]", "problem.center=[0.3,0.25,0.25]",
        "problem.velocity=[2,0.5,0]", "problem.width=0.05", "amr.regrid_interval=1",
-       "amr.max_level=2", "hydro.passive_scalars=1", "run.max_steps=12"});
+       "amr.max_level=2", "hydro.passive_scalars=1", "hydro.integrator=vl2", "run.max_steps=20"},
+      8);
 }
 
 TEST(GpuResident, AmrSedovWithFirstOrderFluxCorrectionOnVirtualRanksEqualsOneRank) {
@@ -488,7 +507,8 @@ TEST(GpuResident, AmrMhdBlastOnVirtualRanksEqualsOneRank) {
   expect_resident_ranks_match(
       "mhd_blast/mhd_blast.toml",
       {"mesh.nx=[32,32,32]", "mesh.xmin=[-0.5,-0.5,-0.5]", "mesh.xmax=[0.5,0.5,0.5]",
-       "amr.max_level=1", "hydro.integrator=vl2", "run.max_steps=8"});
+       "amr.max_level=1", "hydro.integrator=vl2", "amr.regrid_interval=1", "run.max_steps=12"},
+      24);
 }
 
 // The double Mach reflection at dx = 1/256 on the GPU: on a uniform 1024 x 256 grid (the

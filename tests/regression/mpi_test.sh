@@ -137,7 +137,8 @@ if selected blob_scalar; then variant blob_scalar no_overlap mpi.overlap_exchang
 
 # Device-resident levels on several ranks (GPU backend): the runs of section 1 kept their
 # data on the GPUs (all but self-gravity and the double Mach reflection's problem-defined
-# sides, which the host takes part in), adaptive ones too, with their regrids on the host;
+# sides, which the host takes part in), adaptive ones too, with their regrids' data on the
+# GPUs (but those after an output gathered on rank 0, whose device copies are made again);
 # within one host the buffer patches went GPU to GPU (mpi.device_exchange = "auto": peer),
 # and through page-locked host memory ("host"), without overlap, and GLM-MHD give one
 # rank's bits too.
@@ -149,6 +150,10 @@ if [ "$backend" = cuda ]; then
         "$work/$c.$n.log" || fail "$c, $n ranks: not device-resident with GPU-to-GPU exchange"
       grep -q "device halo [0-9.]* GB sent GPU to GPU" "$work/$c.$n.log" ||
         fail "$c, $n ranks: the summary gives no device halo"
+      case $c in blob_scalar | blob_rtvd)
+        grep -Eq "^regrids: [1-9][0-9]* changed the mesh \([1-9][0-9]* with their data made on the GPU\)" \
+          "$work/$c.$n.log" || fail "$c, $n ranks: no regrid made its data on the GPUs" ;;
+      esac
     done
   done
   if selected sedov_mixed; then

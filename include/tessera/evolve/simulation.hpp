@@ -183,6 +183,10 @@ class Simulation {
   // one's cuts where the balance allows (Partition::following; a regrid, a reordering of
   // the pool), else every level is cut afresh (a new or restarted mesh).
   void repartition(bool trim = true, bool follow = false);
+  // Its two halves: the partition and each level's exchange lists; and (several ranks)
+  // the store's room for wanted_families().
+  void partition_levels(bool follow);
+  void hold_wanted(bool trim);
   // Several ranks, a mesh built without data (initial conditions, restart): a fresh
   // partition, and room, zeroed, for every family this rank needs.
   void hold_new_store();
@@ -190,7 +194,9 @@ class Simulation {
   // copies its exchange plans receive, and its families' parents (the restriction's
   // targets); [family].
   std::vector<char> wanted_families() const;
-  void trim_store();
+  // compact: the pool is packed when much of it is unused (not while a device copy mirrors
+  // its positions).
+  void trim_store(bool compact = true);
   // Const: it refreshes buffer copies of other ranks' patches, not this rank's state.
   void exchange_buffers(int level) const;
   // The same in two halves: packed and sent (the messages then travel while the interior
@@ -202,7 +208,11 @@ class Simulation {
   struct PatchMove {
     int patch, from, to;
   };
-  void move_patches(const std::vector<PatchMove>& moves) const;
+  // dev: the data read from and written to the device copy (a regrid on the device).
+  void move_patches(const std::vector<PatchMove>& moves, exec::DeviceMesh* dev = nullptr) const;
+  std::vector<double> pack_device(exec::DeviceMesh& dev, const std::vector<int>& patches) const;
+  void unpack_device(exec::DeviceMesh& dev, const std::vector<int>& patches,
+                     const std::vector<double>& buf, int from) const;
   // Both time levels of the families of `level` for which foreign(first patch) holds set
   // to NaN (set_poison_foreign_patches).
   void poison_families(int level, const std::function<bool(int)>& foreign) const;
@@ -215,7 +225,8 @@ class Simulation {
   // receives the coarse patches its prolongation reads.
   using FamilyOwners = std::map<std::pair<int, mesh::PatchCoord>, int>;
   FamilyOwners family_owners() const;
-  void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added);
+  void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added,
+                     exec::DeviceMesh* dev = nullptr);
   // A regrid's data on the host: the families that change rank migrate (several ranks),
   // the new families are prolonged from their parents, and their speeds taken.
   void prolong_on_host(const mesh::MeshChange& change, const FamilyOwners& before);
@@ -230,6 +241,10 @@ class Simulation {
                              const io::CheckpointState& st, const io::Collective* c = nullptr);
   // One decision for every rank (rank 0's would do; any rank's true is taken).
   bool agree(bool local) const { return comm_->size() == 1 ? local : comm_->max(local) > 0; }
+  // True where every rank's `local` is.
+  bool agree_all(bool local) const {
+    return comm_->size() == 1 ? local : comm_->min(local ? 1.0 : 0.0) > 0;
+  }
   // One step of `level`, from `time`, from coarse_weight to coarse_weight_end of its
   // parent's step.
   void advance(int level, double time, double dt, double coarse_weight, double coarse_weight_end);
@@ -252,8 +267,9 @@ class Simulation {
   // memory allows); false when the GPU cannot hold `patches`.
   bool grow_device(std::size_t patches);
   void sync_host() const;
-  // Both time levels of the pool copied back where the device wrote them.
-  void sync_all_slots();
+  // Both time levels of the pool copied back where the device wrote them (also before a
+  // host exchange of adaptive levels, which sends the coarser level's patches in both).
+  void sync_all_slots() const;
   // sync_host, then free_device.
   void release_device();
   // Frees the device copy and its halo (made again at the next step); the host copy is
@@ -261,6 +277,18 @@ class Simulation {
   void free_device();
   // Frees halos_, keeping the bytes they sent for the final log.
   void drop_halo();
+  // Several ranks: halos_ made (again) for each level's exchange lists (a collective).
+  void make_halos();
+  // The device's refinement marks of the levels whose criteria it evaluates (coarse to
+  // fine, as far as they go), in plan_hierarchy's order of each level's groups.
+  std::vector<std::vector<std::uint32_t>> flag_on_device();
+  // A regrid's data on the devices of several ranks (after Mesh::apply_hierarchy): the
+  // partition and store follow the new mesh, the families that change rank and the coarse
+  // patches of new families' prolongation go from GPU to GPU, each rank prolongs its new
+  // families on its GPU, and the device tables, registers and halos are made again.
+  // Where the pools cannot grow on some rank's GPU, every rank copies its levels back and
+  // regrids on the host instead.
+  void regrid_ranks_on_device(const mesh::MeshChange& change, const FamilyOwners& before);
   // Device-resident adaptive levels on several ranks: the fine sums of the step of
   // level + 1 to the ranks of `level`'s registers, then added (FluxRegisters::
   // finish_fine_step's order).

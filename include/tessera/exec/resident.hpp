@@ -145,6 +145,18 @@ class DeviceMesh {
   virtual bool regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
                       const std::vector<std::vector<int>>& groups, kernels::Physics physics,
                       const kernels::PhysicsParams& params, std::vector<double>& speeds) = 0;
+  // A regrid on several ranks, whose sparse stores keep each family's data in place
+  // (new ones take free positions, PatchStore::hold; nothing is compacted): the tables made
+  // again for `groups` (each level's, as for Executor::make_resident). The data of families
+  // that changed rank are written by the caller (read_fields, write_fields). False when the
+  // host pool moved or outgrew this copy: nothing was changed.
+  virtual bool retable(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) = 0;
+  // Each of `families` (first patches of new families of `level` > 0) prolonged from its
+  // parent's current state (mesh::prolong_family's values; the parent and its 26
+  // neighbours current on this copy); returns the largest signal speed of the new patches
+  // (Model::max_signal_speed), 0 for none.
+  virtual double prolong(const mesh::Mesh& m, int level, const std::vector<int>& families,
+                         kernels::Physics physics, const kernels::PhysicsParams& params) = 0;
 
   // Problem-defined sides (GatherTables::problem): the ghost cells of `level`'s groups for
   // gathers at box width `ghost` and time `time` (build_problem_ghosts), made on the host

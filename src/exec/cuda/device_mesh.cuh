@@ -144,6 +144,9 @@ class CudaDeviceMesh final : public DeviceMesh {
   bool regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
               const std::vector<std::vector<int>>& groups, kernels::Physics physics,
               const kernels::PhysicsParams& params, std::vector<double>& speeds) override;
+  double prolong(const mesh::Mesh& m, int level, const std::vector<int>& families,
+                 kernels::Physics physics, const kernels::PhysicsParams& params) override;
+  bool retable(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) override;
   void set_registers(const mesh::Mesh& m, const FluxRegisters& r) override;
   void finish_fine_step(int level) override;
   std::vector<Real> take_fine(int level, const std::vector<int>& registers) override;
