@@ -170,7 +170,7 @@ class DeviceMesh {
   // FluxRegisters::finish_fine_step's local part: the fine sums of a step of level + 1
   // added to level's registers once. On several ranks the sums of other ranks' registers
   // are taken out first (take_fine) and those other ranks sent put in (put_fine):
-  // finish_fine_sums does both.
+  // Simulation::finish_fine_on_device does both.
   virtual void finish_fine_step(int level) = 0;
   // The fine sums of `level`'s registers `registers` (indices in FluxRegisters' order),
   // nflux x 8 x 8 each, in list order; they are -0 afterwards.
