@@ -20,20 +20,22 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
   const bool on_gpu = executor_->name() != std::string("cpu");
   const bool refined = params_.integer("amr.max_level") > 0;
   const bool self_gravity = params_.boolean("gravity.enabled");
-  if (resident == "on" && (!on_gpu || (self_gravity && comm.size() > 1)))
+  if (resident == "on" && (!on_gpu || (self_gravity && refined && comm.size() > 1)))
     throw Error(ErrorKind::kInput,
-                strprintf("gpu.resident = \"on\" needs the cuda backend, and for a run with "
-                          "self-gravity one rank; this run has backend %s, gravity.enabled = %s "
-                          "and %d ranks",
-                          executor_->name(), self_gravity ? "true" : "false", comm.size()));
+                strprintf("gpu.resident = \"on\" needs the cuda backend, and for an adaptive run "
+                          "with self-gravity one rank; this run has backend %s, gravity.enabled "
+                          "= %s, amr.max_level = %lld and %d ranks",
+                          executor_->name(), self_gravity ? "true" : "false",
+                          static_cast<long long>(params_.integer("amr.max_level")), comm.size()));
   // Self-gravity stays on the GPU with the data on one rank: the root's density, cuFFT solve,
   // potential and kicks (gravity/device_root.hpp), the refined levels' SOR boxes and kicks
   // (gravity/device_potential.hpp) and the potential correction
   // (gravity/device_correction.hpp), each equal to the host's bit for bit. The Evrard
   // collapse (64^3 root + 2 levels, 40 steps, one H200) ran at 2.56e8 cell-updates/s
-  // resident against 4.1e7 staged. On several ranks the root's slabs work on the host's
-  // copy.
-  const bool gravity_on_host = self_gravity && comm.size() > 1;
+  // resident against 4.1e7 staged. On several ranks a run without refinement kicks on the
+  // GPUs, its root solve's density and potential crossing the bus (SelfGravity::solve); the
+  // refined levels' solves and the potential correction on ranks work on the host's copy.
+  const bool gravity_on_host = self_gravity && refined && comm.size() > 1;
   // Problem-defined sides: their ghost cells are evaluated on the host at every level step
   // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
   // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
@@ -42,9 +44,9 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
   const bool problem_bc = mesh_->geometry().problem_boundaries();
   if (resident == "auto" && on_gpu && gravity_on_host)
     log_line(
-        "note: the patch data stay on the host and are staged per batch: the potential of "
-        "self-gravity is solved on the host between the GPU's hydro steps on several ranks "
-        "(one rank keeps it on the GPU)");
+        "note: the patch data stay on the host and are staged per batch: the refined levels' "
+        "potential of self-gravity is solved on the host between the GPU's hydro steps on "
+        "several ranks (one rank, or a run without refinement, keeps it on the GPU)");
   if (resident == "auto" && on_gpu && problem_bc && !gravity_on_host)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
@@ -97,6 +99,9 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
           : refined ? "; a regrid's flags and new families are made on the GPU (the host plans "
                       "it; a problem's own criterion, the Jeans length and the field criteria "
                       "flag on the host, with the levels copied back)"
+          : self_gravity && ranks > 1
+              ? "; self-gravity's kicks and potential too (the root solve's density and "
+                "potential cross the bus to and from the ranks' FFT)"
           : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
                            "too"
                          : "",

@@ -97,10 +97,7 @@ bool CudaDeviceMesh::regrid(const mesh::Mesh& m, const mesh::MeshChange& change,
       TESSERA_CUDA_CHECK(cudaMemcpyAsync(pool_[s].get() + std::size_t(to) * patch_reals_,
                                          pool_[s].get() + std::size_t(from) * patch_reals_,
                                          family * sizeof(Real), cudaMemcpyDeviceToDevice));
-  patches_ = m.store().pool_patches();
-  tables_.clear();
-  levels_.clear();
-  build_tables(m, groups);
+  rebuild_tables(m, groups);
   // New families, coarse to fine: a new family's parent may itself be new.
   speeds.resize(std::max<std::size_t>(speeds.size(), m.num_levels()), 0.0);
   for (int level = 1; level < m.num_levels(); ++level)
@@ -159,10 +156,7 @@ bool CudaDeviceMesh::retable(const mesh::Mesh& m, const std::vector<std::vector<
   for (int s = 0; s < 2; ++s)
     if (host_pool_[s] != m.store().pool_address(s)) return false;
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-  patches_ = m.store().pool_patches();
-  tables_.clear();
-  levels_.clear();
-  build_tables(m, groups);
+  rebuild_tables(m, groups);
   return true;
 }
 

@@ -1,15 +1,19 @@
-// The root level's self-gravity of a device-resident run on one rank (SelfGravity with a
-// DeviceMesh; docs/architecture.md, "Self-gravity" and "Data residency"): the density is
+// The root level's self-gravity of a device-resident run (SelfGravity with a DeviceMesh;
+// docs/architecture.md, "Self-gravity" and "Data residency"). On one rank the density is
 // gathered from the device's pool into the root grid on the GPU, solved there with the
 // cuFFT root solver (RootPoissonSolver::solve_on_device), and the potential written into
-// the pool's phi field and kept, ghosted, on the GPU for the kicks. Nothing crosses the bus
-// but the mean density (periodic) and the kick's largest speed. The operations are the
-// host's (SelfGravity::solve and kick, kernels/gravity.hpp) with the same bits: the file is
+// the pool's phi field and kept, ghosted, on the GPU for the kicks: nothing crosses the bus
+// but the mean density (periodic) and the kick's largest speed. On several ranks the solve
+// is the ranks' (the slabs between their hosts and GPUs): the potential it leaves on the
+// host comes up (set_potential) and the kicks run here. The operations are the host's
+// (SelfGravity::solve and kick, kernels/gravity.hpp) with the same bits: the file is
 // compiled without contractions.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "kernels/physics_kinds.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -32,10 +36,18 @@ class DeviceRootGravity {
   // SlabPoisson::solve forms it.
   virtual double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
                        double four_pi_g, bool periodic, int phi_field, int source_field) = 0;
-  // SelfGravity::kick on every root patch of `dm`'s current state with the last potential;
-  // returns the largest speed the time step must respect.
+  // A potential solved elsewhere (several ranks): the last potential becomes the previous
+  // one, and the new one is the host's ghosted `phi` ([n2 + 2][n1 + 2][n0 + 2]) in its
+  // elements [first, first + count), NaN elsewhere (what this rank does not read), written
+  // to the field `phi_field` of every root patch the mesh holds (current time level).
+  virtual void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
+                             std::size_t first, std::size_t count, int phi_field) = 0;
+  // SelfGravity::kick on the root patches of `groups` (every root group when null) of `dm`'s
+  // current state with the last potential; returns the largest speed the time step must
+  // respect.
   virtual double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
-                      kernels::Physics physics, const kernels::PhysicsParams& params) = 0;
+                      kernels::Physics physics, const kernels::PhysicsParams& params,
+                      const std::vector<int>* groups = nullptr) = 0;
   // The ghosted potentials (last and previous solve, [n2 + 2][n1 + 2][n0 + 2]) between the
   // host and the GPU.
   virtual void download(double* phi, double* phi_prev) = 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/gravity.hpp"
+#include "tessera/core/error.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
 #include "src/gravity/device_root.hpp"
@@ -104,26 +105,53 @@ __global__ void kick_kernel(Real* pool, std::size_t patch_reals, const int* __re
   if (a == 0) atomicMax(speed, static_cast<unsigned long long>(__double_as_longlong(most[0])));
 }
 
+// The pool positions and corners of the root patches of some groups, on the device (made
+// again when a regrid moved them or the groups changed).
+struct RootPatchTable {
+  DeviceBuffer<int> position, corner;
+  std::vector<int> host_position, host_corner;
+  int count = 0;
+
+  void set(const mesh::Mesh& m, const std::vector<int>& groups) {
+    std::vector<int> p, c;
+    p.reserve(groups.size() * mesh::kFamilySize);
+    c.reserve(3 * groups.size() * mesh::kFamilySize);
+    for (const int g : groups)
+      for (int f = 0; f < mesh::kFamilySize; ++f) {
+        p.push_back(exec::gpu::CudaDeviceMesh::position(m, g + f));
+        for (const int x : m.patch(g + f).corner) c.push_back(x);
+      }
+    if (p == host_position && c == host_corner) return;
+    position = exec::gpu::CudaDeviceMesh::to_device(p);
+    corner = exec::gpu::CudaDeviceMesh::to_device(c);
+    host_position = std::move(p);
+    host_corner = std::move(c);
+    count = static_cast<int>(host_position.size());
+  }
+};
+
 class CudaRootGravity final : public DeviceRootGravity {
  public:
   explicit CudaRootGravity(std::array<int, 3> n) : n_(n) {
-    const std::size_t cells = std::size_t(n[0]) * n[1] * n[2];
     const std::size_t ghosted = std::size_t(n[0] + 2) * (n[1] + 2) * (n[2] + 2);
-    rho_ = DeviceBuffer<double>(cells);
     for (auto& p : phi_) p = DeviceBuffer<double>(ghosted);
-    sums_ = DeviceBuffer<double>(std::size_t(n[2]));
-    mean_ = DeviceBuffer<double>(1);
     speed_ = DeviceBuffer<unsigned long long>(1);
   }
 
   double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
                double four_pi_g, bool periodic, int phi_field, int source_field) override {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
-    tables(m);
+    if (rho_.size() == 0) {  // one rank's solve only: the root grid's density and its mean
+      rho_ = DeviceBuffer<double>(std::size_t(n_[0]) * n_[1] * n_[2]);
+      sums_ = DeviceBuffer<double>(std::size_t(n_[2]));
+      mean_ = DeviceBuffer<double>(1);
+    }
+    all_.set(m, m.groups(0));
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the passes before wrote the pool
     Real* pool = d.pool(m.current_slot(0));
-    gather_density<<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
-                                         source_field, rho_.get(), n_[0], n_[1]);
+    gather_density<<<all_.count, kCells>>>(pool, d.patch_reals(), all_.position.get(),
+                                           all_.corner.get(), source_field, rho_.get(), n_[0],
+                                           n_[1]);
     TESSERA_CUDA_CHECK(cudaGetLastError());
     double mean = 0;
     if (periodic) {
@@ -138,26 +166,47 @@ class CudaRootGravity final : public DeviceRootGravity {
     }
     std::swap(phi_[0], phi_[1]);
     solver.solve_on_device(rho_.get(), four_pi_g, mean, phi_[0].get());
-    scatter_potential<<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
-                                            phi_field, phi_[0].get(), n_[0], n_[1]);
-    TESSERA_CUDA_CHECK(cudaGetLastError());
-    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    write_potential(m, d, all_, phi_field);
     return mean;
   }
 
-  double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
-              kernels::Physics physics, const kernels::PhysicsParams& params) override {
+  void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
+                     std::size_t first, std::size_t count, int phi_field) override {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
-    tables(m);
+    const std::size_t size = phi_[0].size();
+    if (first > size || count > size - first)
+      throw Error(ErrorKind::kInternal, "a root potential's range beyond its grid");
+    std::vector<int> held;
+    for (const int g : m.groups(0))
+      if (m.holds(g)) held.push_back(g);
+    held_.set(m, held);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kicks before read the last potential
+    std::swap(phi_[0], phi_[1]);
+    // All bytes 0xff: a NaN, so that a read of what this rank was not sent is seen.
+    double* to = phi_[0].get();
+    TESSERA_CUDA_CHECK(cudaMemset(to, 0xff, first * sizeof(double)));
+    TESSERA_CUDA_CHECK(
+        cudaMemset(to + first + count, 0xff, (size - first - count) * sizeof(double)));
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(to + first, phi + first, count * sizeof(double), cudaMemcpyHostToDevice));
+    write_potential(m, d, held_, phi_field);
+  }
+
+  double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
+              kernels::Physics physics, const kernels::PhysicsParams& params,
+              const std::vector<int>* groups) override {
+    auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    kicked_.set(m, groups ? *groups : m.groups(0));
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
     TESSERA_CUDA_CHECK(cudaMemset(speed_.get(), 0, sizeof(unsigned long long)));
+    if (kicked_.count == 0) return 0.0;
     Real* pool = d.pool(m.current_slot(0));
     const double inv_2h = 0.5 / h;
     const auto launch = [&](auto phys, const auto& prm, bool energy) {
       using P = decltype(phys);
-      kick_kernel<P><<<patches_, kCells>>>(pool, d.patch_reals(), position_.get(), corner_.get(),
-                                           phi_[0].get(), n_[0], n_[1], inv_2h, h, Real(dt), energy,
-                                           prm, speed_.get());
+      kick_kernel<P><<<kicked_.count, kCells>>>(
+          pool, d.patch_reals(), kicked_.position.get(), kicked_.corner.get(), phi_[0].get(),
+          n_[0], n_[1], inv_2h, h, Real(dt), energy, prm, speed_.get());
     };
     gpu::launch_kick(physics, params, launch);
     return gpu::kick_speed(speed_.get());
@@ -179,34 +228,33 @@ class CudaRootGravity final : public DeviceRootGravity {
   }
   const double* potential(int which) const override { return phi_[which].get(); }
   double bytes() const override {
+    double ints = 0;
+    for (const RootPatchTable* t : {&all_, &held_, &kicked_})
+      ints += double(t->position.size() + t->corner.size());
     return double(rho_.size() + 2 * phi_[0].size() + sums_.size()) * sizeof(double) +
-           double(position_.size() + corner_.size()) * sizeof(int);
+           ints * sizeof(int);
   }
 
  private:
-  // The root patches' pool positions and corners (again when a regrid moved them).
-  void tables(const mesh::Mesh& m) {
-    std::vector<int> position, corner;
-    for (const int g : m.groups(0))
-      for (int c = 0; c < mesh::kFamilySize; ++c) {
-        position.push_back(exec::gpu::CudaDeviceMesh::position(m, g + c));
-        for (const int x : m.patch(g + c).corner) corner.push_back(x);
-      }
-    if (position == host_position_ && corner == host_corner_) return;
-    position_ = exec::gpu::CudaDeviceMesh::to_device(position);
-    corner_ = exec::gpu::CudaDeviceMesh::to_device(corner);
-    host_position_ = std::move(position);
-    host_corner_ = std::move(corner);
-    patches_ = static_cast<int>(host_position_.size());
+  // The last potential into the field phi of the patches of `t`.
+  void write_potential(const mesh::Mesh& m, exec::gpu::CudaDeviceMesh& d,
+                       const RootPatchTable& t, int phi_field) {
+    if (t.count > 0) {
+      scatter_potential<<<t.count, kCells>>>(d.pool(m.current_slot(0)), d.patch_reals(),
+                                             t.position.get(), t.corner.get(), phi_field,
+                                             phi_[0].get(), n_[0], n_[1]);
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+    }
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
   std::array<int, 3> n_;
   DeviceBuffer<double> rho_, sums_, mean_;
   DeviceBuffer<double> phi_[2];  // ghosted: the last solve's, the one before
   DeviceBuffer<unsigned long long> speed_;
-  DeviceBuffer<int> position_, corner_;
-  std::vector<int> host_position_, host_corner_;
-  int patches_ = 0;
+  // The root patches: all of them (one rank's solve), those the mesh holds (a potential
+  // from the ranks' solve), those of the last kick.
+  RootPatchTable all_, held_, kicked_;
 };
 
 }  // namespace

@@ -45,9 +45,20 @@ std::vector<PatchRun> patch_runs(const mesh::Mesh& m, const parallel::Partition&
 }  // namespace
 
 void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
-                               std::vector<double>& out) const {
+                               std::vector<double>& out, const std::vector<Real>* own) const {
   const int n0 = n_[0], n1 = n_[1], rank = comm_->rank();
   const int first = solver.first_plane(), planes = solver.planes();
+  // With `own`: where each own root patch's values begin in it.
+  const std::size_t fields = source_field_ >= 0 ? 2 : 1;
+  std::vector<std::size_t> own_at;
+  if (own) {
+    const std::vector<int> patches = own_root_patches(m);
+    if (own->size() != patches.size() * fields * mesh::kPatchCells)
+      throw Error(ErrorKind::kInternal, "root density of self-gravity: values of other patches");
+    own_at.assign(std::size_t(m.num_patches()), 0);
+    for (std::size_t p = 0; p < patches.size(); ++p)
+      own_at[std::size_t(patches[p])] = p * fields * mesh::kPatchCells;
+  }
   // To each rank the cells of this rank's root patches in its planes (patch_runs' order).
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) {
@@ -57,9 +68,11 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
     send[q].resize(total);
 #pragma omp parallel for schedule(static)
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      const Real* u = m.current(runs[r].patch);
-      const Real* src =
-          source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
+      const Real* u = own ? own->data() + own_at[std::size_t(runs[r].patch)]
+                          : m.current(runs[r].patch);
+      const std::size_t src_at = own ? mesh::kPatchCells
+                                     : std::size_t(std::max(source_field_, 0)) * mesh::kPatchCells;
+      const Real* src = source_field_ >= 0 ? u + src_at : nullptr;
       double* to = send[q].data() + runs[r].at;
       for (int a = runs[r].k0 * kN * kN; a < runs[r].k1 * kN * kN; ++a)
         *to++ = src ? double(u[a]) + double(src[a]) : double(u[a]);

@@ -125,9 +125,9 @@ void SelfGravity::make_solver() {
 
 void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
   if (!solver_ && !slab_solver_) make_solver();
-  if (resident) {
+  if (resident && on_device()) {
     // The root level's data are on the GPU only: its solve must be too.
-    if (!on_device() || !solver_ || !solver_->on_device())
+    if (!solver_ || !solver_->on_device())
       throw Error(ErrorKind::kInternal,
                   "a device-resident root level with a root solve that does not run on its GPU");
     make_device_current();  // the last potential becomes the previous one there
@@ -138,20 +138,28 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     ++solves_;
     return;
   }
+  // Several ranks with a resident root level: the ranks' solve, as below, from this rank's
+  // root density (and source) read from the GPU; the potential goes back up for the kicks.
+  std::vector<Real> own;
+  if (resident) {
+    if (!gpu_)
+      throw Error(ErrorKind::kInternal, "a device-resident root level without the GPU solve");
+    make_device_current();  // the previous potential there, before set_potential's swap
+    std::vector<int> fields = {0};
+    if (source_field_ >= 0) fields.push_back(source_field_);
+    own = resident->read_fields(m, own_root_patches(m), m.current_slot(0), fields);
+  }
   make_host_current();
   device_current_ = false;
   phi_prev_.swap(phi_);
   if (slab_solver_) {
-    scatter_root(m, *slab_solver_, rho_);
+    scatter_root(m, *slab_solver_, rho_, resident ? &own : nullptr);
     mean_ = slab_solver_->solve(rho_.data(), four_pi_g_);
     scatter_potential(m, *slab_solver_);
   } else {
     const int n0 = n_[0], n1 = n_[1];
     rho_.resize(std::size_t(n_[0]) * n_[1] * n_[2]);
-    for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
-      const Real* u = m.current(p);
-      const Real* src =
-          source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr;
+    auto fill = [&](const std::array<int, 3>& c, const Real* u, const Real* src) {
       for (int k = 0; k < kN; ++k)
         for (int j = 0; j < kN; ++j)
           for (int i = 0; i < kN; ++i) {
@@ -159,9 +167,44 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
             rho_[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] =
                 src ? double(u[a]) + double(src[a]) : double(u[a]);
           }
-    });
+    };
+    if (resident) {
+      // This rank's own patches; gather_root fills the others'.
+      const std::vector<int> patches = own_root_patches(m);
+      const std::size_t fields = source_field_ >= 0 ? 2 : 1;
+#pragma omp parallel for schedule(static)
+      for (std::size_t p = 0; p < patches.size(); ++p) {
+        const Real* u = own.data() + p * fields * mesh::kPatchCells;
+        fill(m.patch(patches[p]).corner, u, fields == 2 ? u + mesh::kPatchCells : nullptr);
+      }
+    } else {
+      for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
+        const Real* u = m.current(p);
+        fill(c, u,
+             source_field_ >= 0 ? u + std::size_t(source_field_) * mesh::kPatchCells : nullptr);
+      });
+    }
     gather_root(m, rho_);
     mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
+  }
+  ++solves_;
+  if (resident) {
+    // Up to the GPU: the ghosted planes around the root families this rank holds.
+    const std::size_t plane = std::size_t(n_[0] + 2) * (n_[1] + 2);
+    int lo = n_[2] + 2, hi = 0;
+    for (const int g : m.groups(0))
+      if (m.holds(g)) {
+        int z = m.patch(g).corner[2];
+        for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
+        lo = std::min(lo, z);                  // the ghosted plane of cell z - 1
+        hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
+      }
+    if (hi < lo) lo = hi = 0;
+    device_->set_potential(m, *resident, phi_.data(), std::size_t(lo) * plane,
+                           std::size_t(hi - lo) * plane, phi_field_);
+    device_current_ = true;
+    m.set_host_stale(m.current_slot(0), true);  // the root's phi was written on the device
+    return;
   }
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     Real* phi = m.current(p) + std::size_t(phi_field_) * mesh::kPatchCells;
@@ -170,18 +213,25 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
         for (int i = 0; i < kN; ++i)
           phi[(k * kN + j) * kN + i] = Real(phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)]);
   });
-  ++solves_;
+}
+
+std::vector<int> SelfGravity::own_root_patches(const mesh::Mesh& m) const {
+  std::vector<int> patches;
+  for (const int g : m.groups(0))
+    if (!comm_ || partition_->owns(comm_->rank(), g))
+      for (int c = 0; c < mesh::kFamilySize; ++c) patches.push_back(g + c);
+  return patches;
 }
 
 double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
                          exec::DeviceMesh* resident) const {
   if (resident) {
-    if (!on_device() || (only && only->size() != m.groups(0).size()))
-      throw Error(ErrorKind::kInternal,
-                  "a kick of a device-resident root level on several ranks or of some groups");
+    // One rank kicks every group; several ranks their own (`only`).
+    if (!gpu_ || (on_device() && only && only->size() != m.groups(0).size()))
+      throw Error(ErrorKind::kInternal, "a kick of some groups of a device-resident root level");
     make_device_current();
     m.set_host_stale(m.current_slot(0), true);
-    return device_->kick(m, *resident, dt, h_, model_.physics(), model_.params());
+    return device_->kick(m, *resident, dt, h_, model_.physics(), model_.params(), only);
   }
   make_host_current();
   const double inv_2h = 0.5 / h_;

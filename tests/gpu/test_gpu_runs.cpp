@@ -511,6 +511,55 @@ TEST(GpuResident, AmrMhdBlastOnVirtualRanksEqualsOneRank) {
       24);
 }
 
+// Self-gravity without refinement on several ranks, resident: each rank's root density read
+// from its GPU, the root solve in slabs on the ranks' GPUs (the transposes through the host
+// between virtual ranks) or gathered whole on each, the potential each rank reads sent back
+// up, written into the pool's phi field and kicked there. Equal to one rank's resident run
+// (the cuFFT slab passes on one GPU) bit for bit: periodic (the Jeans wave, the mean density
+// from the ranks' planes) and isolated (the uniform sphere), slabs and gathered. Without the
+// potential's upload the kicks read the last solve's potential (or NaN) and differ.
+TEST(GpuResident, SelfGravityOnVirtualRanksEqualsOneRank) {
+  expect_resident_ranks_match("jeans_wave/jeans_wave.toml",
+                              {"hydro.integrator=vl2", "run.max_steps=10"});
+  expect_resident_ranks_match("uniform_sphere/uniform_sphere.toml",
+                              {"mesh.nx=[32,32,32]", "hydro.integrator=rk2", "run.max_steps=8"});
+  expect_resident_ranks_match(
+      "uniform_sphere/uniform_sphere.toml",
+      {"mesh.nx=[32,32,32]", "hydro.integrator=vl2", "run.max_steps=6", "mpi.root_fft=gathered"});
+}
+
+// An adaptive self-gravitating run on several ranks stays staged ("auto"; its refined levels'
+// solves and the potential correction work on the hosts), and "on" is refused with the
+// reason; without refinement it is resident.
+TEST(GpuResident, SelfGravityOnRanksIsResidentWithoutRefinementOnly) {
+  set_log_quiet(true);
+  auto sphere = [](std::vector<std::string> extra) {
+    std::vector<std::string> ov = {"run.backend=cuda", "mesh.nx=[32,32,32]",
+                                   "output.enabled=false"};
+    ov.insert(ov.end(), extra.begin(), extra.end());
+    return load_run_params(
+        std::string(TESSERA_SOURCE_DIR) + "/problems/uniform_sphere/uniform_sphere.toml", ov);
+  };
+  std::vector<int> uniform(2, 0), refined(2, 1), refused(2, 0);
+  parallel::VirtualRanks vr(2);
+  vr.run([&](parallel::Comm& comm) {
+    uniform[comm.rank()] = evolve::Simulation(sphere({}), comm).device_resident();
+    refined[comm.rank()] =
+        evolve::Simulation(sphere({"amr.max_level=1"}), comm).device_resident();
+    try {
+      evolve::Simulation sim(sphere({"amr.max_level=1", "gpu.resident=on"}), comm);
+    } catch (const Error& e) {
+      refused[comm.rank()] = e.kind() == ErrorKind::kInput &&
+                             std::string(e.what()).find("amr.max_level = 1") != std::string::npos;
+    }
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(uniform[r]) << "rank " << r;
+    EXPECT_FALSE(refined[r]) << "rank " << r;
+    EXPECT_TRUE(refused[r]) << "rank " << r;
+  }
+}
+
 // The double Mach reflection at dx = 1/256 on the GPU: on a uniform 1024 x 256 grid (the
 // reference the CPU regression test compares its coarse run with: these are its values)
 // and as problems/double_mach/double_mach.toml ships (root 256 x 64, two levels, the same

@@ -53,15 +53,16 @@ case_args() {
     gravity) echo "$p/blob/blob.toml mesh.nx=[32,32,32] mesh.xmax=[0.5,0.5,0.5] problem.center=[0.05,0.25,0.25] problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1 amr.max_level=2 gravity.enabled=true run.max_steps=4 output.dt=0.005" ;;
     double_mach) echo "$p/double_mach/double_mach.toml mesh.nx=[64,16,16] mesh.xmax=[4,1,1] amr.max_level=1 amr.regrid_interval=1 run.max_steps=10 output.dt=0.01" ;;
     orszag_tang) echo "$p/orszag_tang/orszag_tang.toml mesh.nx=[64,64,16] mesh.xmax=[1,1,0.25] run.max_steps=10 output.dt=0.01" ;;
+    sphere) echo "$p/uniform_sphere/uniform_sphere.toml mesh.nx=[32,32,32] hydro.integrator=vl2 run.max_steps=8 output.dt=0.01" ;;
     sedov_mixed) echo "$p/sedov/sedov.toml mesh.nx=[32,48,32] mesh.xmin=[-0.5,-0.75,-0.5] mesh.xmax=[0.5,0.75,0.5] mesh.bc_xlo=reflecting mesh.bc_xhi=outflow mesh.bc_zlo=outflow mesh.bc_zhi=reflecting hydro.passive_scalars=1 run.max_steps=10 output.dt=0.002" ;;
   esac
 }
 backend=${TESSERA_TEST_BACKEND:-cpu}
 # The GPU backend adds uniform runs whose data stay on the GPUs (device-resident levels,
-# their buffer patches exchanged between the GPUs): GLM-MHD, and hydro with reflecting,
-# outflow and periodic sides and a passive scalar.
+# their buffer patches exchanged between the GPUs): GLM-MHD, hydro with reflecting,
+# outflow and periodic sides and a passive scalar, and self-gravity (the isolated sphere).
 default_cases="sedov blob_scalar blob_rtvd mhd_blast gravity double_mach"
-[ "$backend" = cuda ] && default_cases="$default_cases orszag_tang sedov_mixed"
+[ "$backend" = cuda ] && default_cases="$default_cases orszag_tang sedov_mixed sphere"
 for c in ${MPI_TEST_CASES:-$default_cases}; do
   read -r -a args <<<"$(case_args "$c") run.backend=$backend"
   steps=$(printf '%s\n' "${args[@]}" | sed -n 's/^run.max_steps=//p')
@@ -136,14 +137,15 @@ fi
 if selected blob_scalar; then variant blob_scalar no_overlap mpi.overlap_exchange=false; fi
 
 # Device-resident levels on several ranks (GPU backend): the runs of section 1 kept their
-# data on the GPUs (all but self-gravity and the double Mach reflection's problem-defined
-# sides, which the host takes part in), adaptive ones too, with their regrids' data on the
-# GPUs (but those after an output gathered on rank 0, whose device copies are made again);
+# data on the GPUs (all but adaptive self-gravity and the double Mach reflection's
+# problem-defined sides, which the hosts take part in), adaptive ones too, with their
+# regrids' data on the GPUs (but those after an output gathered on rank 0, whose device
+# copies are made again); self-gravity without refinement kicks on the GPUs;
 # within one host the buffer patches went GPU to GPU (mpi.device_exchange = "auto": peer),
 # and through page-locked host memory ("host"), without overlap, and GLM-MHD give one
 # rank's bits too.
 if [ "$backend" = cuda ]; then
-  for c in sedov orszag_tang sedov_mixed blob_scalar blob_rtvd mhd_blast; do
+  for c in sedov orszag_tang sedov_mixed blob_scalar blob_rtvd mhd_blast sphere; do
     selected "$c" || continue
     for n in 2 3 4; do
       grep -q "^device-resident on $n ranks: buffer patches go GPU to GPU (CUDA IPC) between [1-9]" \
@@ -163,6 +165,12 @@ if [ "$backend" = cuda ]; then
     variant sedov_mixed no_overlap mpi.overlap_exchange=false
   fi
   if selected orszag_tang; then variant orszag_tang host mpi.device_exchange=host; fi
+  if selected sphere; then
+    grep -q "self-gravity's kicks and potential too" "$work/sphere.2.log" ||
+      fail "sphere, 2 ranks: the log does not say the kicks run on the GPUs"
+    variant sphere gathered mpi.root_fft=gathered
+    variant sphere host mpi.device_exchange=host
+  fi
   if selected blob_scalar; then
     variant blob_scalar host mpi.device_exchange=host
     variant blob_scalar staged gpu.resident=off

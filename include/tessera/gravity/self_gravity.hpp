@@ -195,7 +195,10 @@ class SelfGravity {
   // `resident`: the mesh's device copy, when the root level's data stay on the GPU; on one
   // rank with the cuFFT solver (on_device()) the density, the solve and the potential then
   // stay there too (device_root.hpp), with the same bits; the host's copy of the potential
-  // is brought up to date when something on the host reads it.
+  // is brought up to date when something on the host reads it. On several ranks (the GPU
+  // solve, slabs or gathered) each rank's root density is read from its GPU, the ranks'
+  // solve runs as for host data, and the potential each rank reads goes back up to its GPU
+  // and into the phi field of the root patches it holds there.
   void solve(mesh::Mesh& mesh, exec::DeviceMesh* resident = nullptr);
   // A kick of length dt with the acceleration of the last solve on the root level's
   // current state (kernels::gravity_kick); returns the largest speed the time step must
@@ -204,8 +207,9 @@ class SelfGravity {
   // the kick then runs on the device copy's root level.
   double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr,
               exec::DeviceMesh* resident = nullptr) const;
-  // Whether solve() and kick() keep a resident root level's work on the GPU: the cuFFT
-  // solver on one rank (make_cufft_poisson).
+  // Whether solve() and kick() keep all of a resident root level's work on the GPU: the
+  // cuFFT solver on one rank (make_cufft_poisson). On several ranks the kicks run there and
+  // the solve's density and potential cross the bus.
   bool on_device() const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
@@ -268,8 +272,12 @@ class SelfGravity {
   void make_solver();
   // Several ranks, slabs: this rank's planes of the root density (the solver's
   // [planes()][n1][n0] from first_plane()), from every rank's own root patches.
-  void scatter_root(const mesh::Mesh& mesh, const SlabPoisson& solver,
-                    std::vector<double>& out) const;
+  // `own`: the density (and source) of this rank's root patches (own_root_patches' order,
+  // as DeviceMesh::read_fields gives them) when the host's copy of them is not current.
+  void scatter_root(const mesh::Mesh& mesh, const SlabPoisson& solver, std::vector<double>& out,
+                    const std::vector<Real>* own = nullptr) const;
+  // The root patches of this rank's own groups, in canonical order.
+  std::vector<int> own_root_patches(const mesh::Mesh& mesh) const;
   // Several ranks, slabs: each rank's ghosted potential planes to the ranks that read them
   // (around their root families, and the layer outside an isolated domain), into phi_.
   void scatter_potential(const mesh::Mesh& mesh, const SlabPoisson& solver);

@@ -211,6 +211,13 @@ class CudaDeviceMesh final : public DeviceMesh {
     if (m.store().pool_patches() != patches_ || m.patch_reals() != patch_reals_)
       throw Error(ErrorKind::kInternal, "the mesh changed under its device-resident copy");
   }
+  // The tables made again for the host's pool as it is now (a regrid).
+  void rebuild_tables(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) {
+    patches_ = m.store().pool_patches();
+    tables_.clear();
+    levels_.clear();
+    build_tables(m, groups);
+  }
   // Level tables on the device (patches as pool positions) and the families' parents.
   void build_tables(const mesh::Mesh& m, const std::vector<std::vector<int>>& groups) {
     // Unique over every device copy of the process: a copy made again at the same address
