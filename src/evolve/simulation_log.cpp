@@ -165,6 +165,20 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         sor_summed_.timers.seconds(Stage::kPrepare),
         sor_summed_.timers.seconds(Stage::kSolve) + sor_summed_.timers.seconds(Stage::kIdle),
         sor_summed_.timers.seconds(Stage::kClose));
+  if (gravity_ && comm_->size() > 1) {
+    // The root solves on ranks, each part the slowest rank's.
+    const auto& r = gravity_->root_times();
+    const double read = comm_->max(r.read), to_slabs = comm_->max(r.to_slabs),
+                 fft = comm_->max(r.fft), device = comm_->max(r.fft_device),
+                 to_readers = comm_->max(r.to_readers), up = comm_->max(r.up);
+    log_line(
+        "  gravity: %.3f s; root solves (%d) on %d ranks: density read from the GPU %.3f s, "
+        "sent to the %s %.3f s, FFT %.3f s (on the GPUs %.3f s), potential sent to the ranks "
+        "that read it %.3f s, up to the GPU %.3f s (each the slowest rank's)",
+        timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(), read,
+        params_.string("mpi.root_fft") == "slabs" ? "slabs" : "ranks", to_slabs, fft, device,
+        to_readers, up);
+  }
   if (refinement_.max_level > 0)
     log_line(
         "regrids: %d changed the mesh (%lld with their data made on the GPU); families added "

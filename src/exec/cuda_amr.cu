@@ -5,12 +5,15 @@
 // and flag_patch (evolve/refinement.cpp) in their order, so that a resident adaptive run
 // equals the staged one bit for bit. This file is compiled without contractions
 // (CMakeLists.txt: --fmad=false), as the host computes these without fused multiply-adds.
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/exact_ops.hpp"
 #include "kernels/flagging.hpp"
 #include "kernels/group_layout.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
+#include "tessera/core/parallel.hpp"
 #include "src/exec/cuda/device_mesh.cuh"
 
 namespace tessera::exec::gpu {
@@ -391,6 +394,27 @@ FieldSigns field_list(const std::vector<int>& fields) {
 }
 }  // namespace
 
+void CudaDeviceMesh::stage(std::size_t reals) {
+  if (stage_device_.size() >= reals) return;  // the host's copy has the same size
+  const std::size_t n = std::max(reals, stage_device_.size() + stage_device_.size() / 2);
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // nothing reads the old ones any more
+  stage_device_ = DeviceBuffer<Real>();
+  stage_host_ = cuda::PinnedBuffer<Real>();
+  stage_device_ = DeviceBuffer<Real>(n);
+  stage_host_ = cuda::PinnedBuffer<Real>(n);
+}
+
+namespace {
+// Host memory to host memory with the rank's threads (one thread reaches a fraction of
+// the memory's rate).
+void copy_values(Real* to, const Real* from, std::size_t n) {
+  if constexpr (std::is_same_v<Real, double>)
+    parallel_copy(to, from, n);
+  else
+    std::copy_n(from, n, to);
+}
+}  // namespace
+
 std::vector<Real> CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::vector<int>& patches,
                                               int slot, const std::vector<int>& fields) {
   std::vector<Real> values(patches.size() * fields.size() * mesh::kPatchCells);
@@ -398,14 +422,15 @@ std::vector<Real> CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::ve
   std::vector<int> positions(patches.size());
   for (std::size_t i = 0; i < patches.size(); ++i) positions[i] = position(m, patches[i]);
   const DeviceBuffer<int> d_positions = to_device(positions);
-  DeviceBuffer<Real> buffer(values.size());
+  stage(values.size());
   TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kernels that wrote them are done
   move_fields_kernel<<<dim3(patches.size(), fields.size()), 256>>>(
       pool(slot), patch_reals_, d_positions.get(), field_list(fields),
-      static_cast<int>(fields.size()), buffer.get(), true);
+      static_cast<int>(fields.size()), stage_device_.get(), true);
   TESSERA_CUDA_CHECK(cudaGetLastError());
-  TESSERA_CUDA_CHECK(cudaMemcpy(values.data(), buffer.get(), values.size() * sizeof(Real),
-                                cudaMemcpyDeviceToHost));
+  TESSERA_CUDA_CHECK(cudaMemcpy(stage_host_.get(), stage_device_.get(),
+                                values.size() * sizeof(Real), cudaMemcpyDeviceToHost));
+  copy_values(values.data(), stage_host_.get(), values.size());
   return values;
 }
 
@@ -417,13 +442,16 @@ void CudaDeviceMesh::write_fields(const mesh::Mesh& m, const std::vector<int>& p
   std::vector<int> positions(patches.size());
   for (std::size_t i = 0; i < patches.size(); ++i) positions[i] = position(m, patches[i]);
   const DeviceBuffer<int> d_positions = to_device(positions);
-  const DeviceBuffer<Real> buffer = to_device(values);
-  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+  stage(values.size());
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the last use of the staging is done
+  copy_values(stage_host_.get(), values.data(), values.size());
+  TESSERA_CUDA_CHECK(cudaMemcpy(stage_device_.get(), stage_host_.get(),
+                                values.size() * sizeof(Real), cudaMemcpyHostToDevice));
   move_fields_kernel<<<dim3(patches.size(), fields.size()), 256>>>(
       pool(slot), patch_reals_, d_positions.get(), field_list(fields),
-      static_cast<int>(fields.size()), buffer.get(), false);
+      static_cast<int>(fields.size()), stage_device_.get(), false);
   TESSERA_CUDA_CHECK(cudaGetLastError());
-  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // before the buffers are freed
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // before the positions are freed
 }
 
 long long CudaDeviceMesh::reflux(const mesh::Mesh& m, int level) {

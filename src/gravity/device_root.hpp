@@ -40,6 +40,8 @@ class DeviceRootGravity {
   // one, and the new one is the host's ghosted `phi` ([n2 + 2][n1 + 2][n0 + 2]) in its
   // elements [first, first + count), NaN elsewhere (what this rank does not read), written
   // to the field `phi_field` of every root patch the mesh holds (current time level).
+  // `phi` (a whole ghosted grid) is page-locked at its first call until this object goes:
+  // it must outlive this object.
   virtual void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
                              std::size_t first, std::size_t count, int phi_field) = 0;
   // SelfGravity::kick on the root patches of `groups` (every root group when null) of `dm`'s

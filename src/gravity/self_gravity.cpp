@@ -1,6 +1,7 @@
 #include "tessera/gravity/self_gravity.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -140,6 +141,14 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
   }
   // Several ranks with a resident root level: the ranks' solve, as below, from this rank's
   // root density (and source) read from the GPU; the potential goes back up for the kicks.
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point& t) {
+    const auto now = Clock::now();
+    const double s = std::chrono::duration<double>(now - t).count();
+    t = now;
+    return s;
+  };
+  auto t = Clock::now();
   std::vector<Real> own;
   if (resident) {
     if (!gpu_)
@@ -148,14 +157,19 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     std::vector<int> fields = {0};
     if (source_field_ >= 0) fields.push_back(source_field_);
     own = resident->read_fields(m, own_root_patches(m), m.current_slot(0), fields);
+    root_times_.read += since(t);
   }
   make_host_current();
   device_current_ = false;
   phi_prev_.swap(phi_);
   if (slab_solver_) {
     scatter_root(m, *slab_solver_, rho_, resident ? &own : nullptr);
+    root_times_.to_slabs += since(t);
     mean_ = slab_solver_->solve(rho_.data(), four_pi_g_);
+    root_times_.fft += since(t);
+    root_times_.fft_device += slab_solver_->last_device_seconds();
     scatter_potential(m, *slab_solver_);
+    root_times_.to_readers += since(t);
   } else {
     const int n0 = n_[0], n1 = n_[1];
     rho_.resize(std::size_t(n_[0]) * n_[1] * n_[2]);
@@ -185,7 +199,9 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
       });
     }
     gather_root(m, rho_);
+    root_times_.to_slabs += since(t);
     mean_ = solver_->solve(rho_.data(), four_pi_g_, phi_.data());
+    root_times_.fft += since(t);
   }
   ++solves_;
   if (resident) {
@@ -202,6 +218,7 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     if (hi < lo) lo = hi = 0;
     device_->set_potential(m, *resident, phi_.data(), std::size_t(lo) * plane,
                            std::size_t(hi - lo) * plane, phi_field_);
+    root_times_.up += since(t);
     device_current_ = true;
     m.set_host_stale(m.current_slot(0), true);  // the root's phi was written on the device
     return;

@@ -414,7 +414,9 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
   ASSERT_TRUE(one.device_resident());
   one.run();
   EXPECT_GE(one.regrid_stats().families_added, min_added) << file;
-  if (min_added > 0) EXPECT_GT(one.regrid_stats().device_regrids, 0) << file;
+  if (min_added > 0) {
+    EXPECT_GT(one.regrid_stats().device_regrids, 0) << file;
+  }
   const mesh::Mesh& ref = one.mesh();
   std::map<std::pair<int, mesh::PatchCoord>, int> families;  // (level, position): first patch
   for (int level = 0; level < ref.num_levels(); ++level)

@@ -259,6 +259,14 @@ class SelfGravity {
   bool periodic() const { return periodic_; }
   // Poisson solves so far.
   int solves() const { return solves_; }
+  // Several ranks: where this rank's root solves spent their time, seconds summed over the
+  // solves (for the run's summary): the density read from the GPU (a resident root), sent
+  // to the slabs (or gathered), the FFT (and of it the GPU's part), the potential sent to
+  // the ranks that read it, and up to the GPU.
+  struct RootTimes {
+    double read = 0, to_slabs = 0, fft = 0, fft_device = 0, to_readers = 0, up = 0;
+  };
+  const RootTimes& root_times() const { return root_times_; }
   // The host's copy of the last two potentials from the GPU's, when the last solve ran
   // there (not thread-safe: from the thread that steps the run).
   void make_host_current() const;
@@ -298,6 +306,7 @@ class SelfGravity {
   bool periodic_;
   double mean_ = 0;
   int solves_ = 0;
+  RootTimes root_times_;
   kernels::SorParams sor_;
   bool gpu_;
   bool slabs_wanted_;

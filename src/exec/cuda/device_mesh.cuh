@@ -282,6 +282,12 @@ class CudaDeviceMesh final : public DeviceMesh {
   FieldSigns signs_{};
   std::vector<void*> registered_;   // page-locked host pools
   std::size_t pinned_patches_ = 0;  // the patches pin_host last page-locked (or tried to)
+  // read_fields' and write_fields' staging: the values packed on the device, and their
+  // page-locked copy on the host (a copy from or to pageable memory runs at a fraction of
+  // the bus's rate). Grown when a call needs more, kept for the next.
+  DeviceBuffer<Real> stage_device_;
+  cuda::PinnedBuffer<Real> stage_host_;
+  void stage(std::size_t reals);
 };
 
 // The halo exchange of a device copy's buffer patches (cuda_halo.cu; Executor::make_halo).
