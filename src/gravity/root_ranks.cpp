@@ -59,30 +59,57 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
     for (std::size_t p = 0; p < patches.size(); ++p)
       own_at[std::size_t(patches[p])] = p * fields * mesh::kPatchCells;
   }
-  // To each rank the cells of this rank's root patches in its planes (patch_runs' order).
+  // The density of each own root patch's cells in planes [k0, k1), in cell order, to `to`.
+  auto density = [&](int patch, int k0, int k1, double* to) {
+    const Real* u = own ? own->data() + own_at[std::size_t(patch)] : m.current(patch);
+    const std::size_t src_at =
+        own ? mesh::kPatchCells : std::size_t(std::max(source_field_, 0)) * mesh::kPatchCells;
+    const Real* src = source_field_ >= 0 ? u + src_at : nullptr;
+    for (int a = k0 * kN * kN; a < k1 * kN * kN; ++a)
+      *to++ = src ? double(u[a]) + double(src[a]) : double(u[a]);
+  };
+  // Runs of a rank's patches (patch_runs) into this rank's planes, each run's values from
+  // values(run), in patch_runs' cell order.
+  auto unpack = [&](const std::vector<PatchRun>& runs, auto&& values) {
+#pragma omp parallel for schedule(static)
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const auto& o = m.patch(runs[r].patch).corner;
+      const double* from = values(runs[r]);
+      for (int k = runs[r].k0; k < runs[r].k1; ++k)
+        for (int j = 0; j < kN; ++j, from += kN)
+          std::copy_n(from, kN,
+                      out.data() + (std::size_t(o[2] + k - first) * n1 + o[1] + j) * n0 + o[0]);
+    }
+  };
+  out.assign(std::size_t(planes) * n1 * n0, 0.0);
+  // To each other rank the cells of this rank's root patches in its planes (patch_runs'
+  // order); those in this rank's own planes go straight into them.
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) {
+    if (q == rank) continue;
     std::size_t total = 0;
     const auto runs =
         patch_runs(m, *partition_, rank, solver.first_plane(q), solver.planes(q), total);
     send[q].resize(total);
 #pragma omp parallel for schedule(static)
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      const Real* u = own ? own->data() + own_at[std::size_t(runs[r].patch)]
-                          : m.current(runs[r].patch);
-      const std::size_t src_at = own ? mesh::kPatchCells
-                                     : std::size_t(std::max(source_field_, 0)) * mesh::kPatchCells;
-      const Real* src = source_field_ >= 0 ? u + src_at : nullptr;
-      double* to = send[q].data() + runs[r].at;
-      for (int a = runs[r].k0 * kN * kN; a < runs[r].k1 * kN * kN; ++a)
-        *to++ = src ? double(u[a]) + double(src[a]) : double(u[a]);
-    }
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      density(runs[r].patch, runs[r].k0, runs[r].k1, send[q].data() + runs[r].at);
   }
   const auto got = comm_->exchange(std::move(send));
-  out.assign(std::size_t(planes) * n1 * n0, 0.0);
+  {
+    std::size_t total = 0;
+    const auto runs = patch_runs(m, *partition_, rank, first, planes, total);
+    thread_local std::vector<double> patch;  // each thread's (unpack runs in parallel)
+    unpack(runs, [&](const PatchRun& r) {
+      patch.resize(mesh::kPatchCells);
+      density(r.patch, r.k0, r.k1, patch.data());
+      return static_cast<const double*>(patch.data());
+    });
+  }
   // Agreed: a rank that finds a wrong count stops every rank here, none waits in the solve.
   parallel::agreed(*comm_, [&] {
     for (int q = 0; q < comm_->size(); ++q) {
+      if (q == rank) continue;
       std::size_t total = 0;
       const auto runs = patch_runs(m, *partition_, q, first, planes, total);
       if (total != got[q].size())
@@ -90,15 +117,7 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
                     strprintf("root density of self-gravity: rank %d sent %zu values, %zu "
                               "expected",
                               q, got[q].size(), total));
-#pragma omp parallel for schedule(static)
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        const auto& o = m.patch(runs[r].patch).corner;
-        const double* from = got[q].data() + runs[r].at;
-        for (int k = runs[r].k0; k < runs[r].k1; ++k)
-          for (int j = 0; j < kN; ++j, from += kN)
-            std::copy_n(from, kN,
-                        out.data() + (std::size_t(o[2] + k - first) * n1 + o[1] + j) * n0 + o[0]);
-      }
+      unpack(runs, [&](const PatchRun& r) { return got[q].data() + r.at; });
     }
   });
 }
