@@ -415,10 +415,10 @@ void copy_values(Real* to, const Real* from, std::size_t n) {
 }
 }  // namespace
 
-std::vector<Real> CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::vector<int>& patches,
-                                              int slot, const std::vector<int>& fields) {
-  std::vector<Real> values(patches.size() * fields.size() * mesh::kPatchCells);
-  if (values.empty()) return values;
+void CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                                 const std::vector<int>& fields, std::vector<Real>& values) {
+  values.resize(patches.size() * fields.size() * mesh::kPatchCells);
+  if (values.empty()) return;
   std::vector<int> positions(patches.size());
   for (std::size_t i = 0; i < patches.size(); ++i) positions[i] = position(m, patches[i]);
   const DeviceBuffer<int> d_positions = to_device(positions);
@@ -431,7 +431,6 @@ std::vector<Real> CudaDeviceMesh::read_fields(const mesh::Mesh& m, const std::ve
   TESSERA_CUDA_CHECK(cudaMemcpy(stage_host_.get(), stage_device_.get(),
                                 values.size() * sizeof(Real), cudaMemcpyDeviceToHost));
   copy_values(values.data(), stage_host_.get(), values.size());
-  return values;
 }
 
 void CudaDeviceMesh::write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,

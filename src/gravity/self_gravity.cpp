@@ -149,14 +149,14 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     return s;
   };
   auto t = Clock::now();
-  std::vector<Real> own;
+  std::vector<Real>& own = own_density_;
   if (resident) {
     if (!gpu_)
       throw Error(ErrorKind::kInternal, "a device-resident root level without the GPU solve");
     make_device_current();  // the previous potential there, before set_potential's swap
     std::vector<int> fields = {0};
     if (source_field_ >= 0) fields.push_back(source_field_);
-    own = resident->read_fields(m, own_root_patches(m), m.current_slot(0), fields);
+    resident->read_fields(m, own_root_patches(m), m.current_slot(0), fields, own);
     root_times_.read += since(t);
   }
   make_host_current();

@@ -188,9 +188,16 @@ class DeviceMesh {
   // several ranks the parents of other ranks go to them (read_fields, write_fields).
   virtual void restrict_level(const mesh::Mesh& m, int level) = 0;
   // The fields `fields` of the listed patches' time level `slot`, patch by patch, field by
-  // field (kPatchCells each); write_fields sets them.
-  virtual std::vector<Real> read_fields(const mesh::Mesh& m, const std::vector<int>& patches,
-                                        int slot, const std::vector<int>& fields) = 0;
+  // field (kPatchCells each), into `values` (resized; a vector kept between calls keeps its
+  // pages, which a new one faults in again); write_fields sets them.
+  virtual void read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                           const std::vector<int>& fields, std::vector<Real>& values) = 0;
+  std::vector<Real> read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                                const std::vector<int>& fields) {
+    std::vector<Real> values;
+    read_fields(m, patches, slot, fields, values);
+    return values;
+  }
   virtual void write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
                             const std::vector<int>& fields, const std::vector<Real>& values) = 0;
   // The refinement flags of `level`'s current state on the device (evolve/refinement.cpp's

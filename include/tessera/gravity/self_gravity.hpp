@@ -316,6 +316,9 @@ class SelfGravity {
   parallel::Comm* comm_ = nullptr;
   const parallel::Partition* partition_ = nullptr;
   std::vector<double> rho_;  // root density, [n2][n1][n0] (slabs: this rank's planes)
+  // Several ranks, a resident root: this rank's root density (and source) read from the GPU
+  // for a solve (own_root_patches' order), kept for the next.
+  std::vector<Real> own_density_;
   // The root potential with one ghost layer, [n2+2][n1+2][n0+2], and that of the solve
   // before: on the host, and for a resident root level on the GPU (device_). Where they are
   // current: the host's copy is brought up from the GPU's when read, and the GPU's from the

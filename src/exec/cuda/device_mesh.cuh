@@ -154,8 +154,9 @@ class CudaDeviceMesh final : public DeviceMesh {
                 const std::vector<Real>& values) override;
   long long reflux(const mesh::Mesh& m, int level) override;
   void restrict_level(const mesh::Mesh& m, int level) override;
-  std::vector<Real> read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
-                                const std::vector<int>& fields) override;
+  using DeviceMesh::read_fields;
+  void read_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
+                   const std::vector<int>& fields, std::vector<Real>& values) override;
   void write_fields(const mesh::Mesh& m, const std::vector<int>& patches, int slot,
                     const std::vector<int>& fields, const std::vector<Real>& values) override;
   void flag(const mesh::Mesh& m, int level, const kernels::FlagCriteria& c,
