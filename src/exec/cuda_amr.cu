@@ -13,8 +13,8 @@
 #include "kernels/flagging.hpp"
 #include "kernels/group_layout.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
-#include "tessera/core/parallel.hpp"
 #include "src/exec/cuda/device_mesh.cuh"
+#include "tessera/core/parallel.hpp"
 
 namespace tessera::exec::gpu {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "kernels/gravity.hpp"
-#include "tessera/core/error.hpp"
 #include "src/exec/cuda/cuda_util.cuh"
 #include "src/exec/cuda/device_mesh.cuh"
 #include "src/gravity/device_root.hpp"
 #include "src/gravity/kick_launch.cuh"
+#include "tessera/core/error.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 
 namespace tessera::gravity {
@@ -212,9 +212,9 @@ class CudaRootGravity final : public DeviceRootGravity {
     const double inv_2h = 0.5 / h;
     const auto launch = [&](auto phys, const auto& prm, bool energy) {
       using P = decltype(phys);
-      kick_kernel<P><<<kicked_.count, kCells>>>(
-          pool, d.patch_reals(), kicked_.position.get(), kicked_.corner.get(), phi_[0].get(),
-          n_[0], n_[1], inv_2h, h, Real(dt), energy, prm, speed_.get());
+      kick_kernel<P><<<kicked_.count, kCells>>>(pool, d.patch_reals(), kicked_.position.get(),
+                                                kicked_.corner.get(), phi_[0].get(), n_[0], n_[1],
+                                                inv_2h, h, Real(dt), energy, prm, speed_.get());
     };
     gpu::launch_kick(physics, params, launch);
     return gpu::kick_speed(speed_.get());
@@ -257,8 +257,8 @@ class CudaRootGravity final : public DeviceRootGravity {
   }
 
   // The last potential into the field phi of the patches of `t`.
-  void write_potential(const mesh::Mesh& m, exec::gpu::CudaDeviceMesh& d,
-                       const RootPatchTable& t, int phi_field) {
+  void write_potential(const mesh::Mesh& m, exec::gpu::CudaDeviceMesh& d, const RootPatchTable& t,
+                       int phi_field) {
     if (t.count > 0) {
       scatter_potential<<<t.count, kCells>>>(d.pool(m.current_slot(0)), d.patch_reals(),
                                              t.position.get(), t.corner.get(), phi_field,

@@ -69,12 +69,13 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
       *to++ = src ? double(u[a]) + double(src[a]) : double(u[a]);
   };
   // Runs of a rank's patches (patch_runs) into this rank's planes, each run's values from
-  // values(run), in patch_runs' cell order.
+  // values(run, scratch) (scratch: room for a patch's cells), in patch_runs' cell order.
   auto unpack = [&](const std::vector<PatchRun>& runs, auto&& values) {
 #pragma omp parallel for schedule(static)
     for (std::size_t r = 0; r < runs.size(); ++r) {
+      double scratch[mesh::kPatchCells];
       const auto& o = m.patch(runs[r].patch).corner;
-      const double* from = values(runs[r]);
+      const double* from = values(runs[r], scratch);
       for (int k = runs[r].k0; k < runs[r].k1; ++k)
         for (int j = 0; j < kN; ++j, from += kN)
           std::copy_n(from, kN,
@@ -99,11 +100,9 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
   {
     std::size_t total = 0;
     const auto runs = patch_runs(m, *partition_, rank, first, planes, total);
-    thread_local std::vector<double> patch;  // each thread's (unpack runs in parallel)
-    unpack(runs, [&](const PatchRun& r) {
-      patch.resize(mesh::kPatchCells);
-      density(r.patch, r.k0, r.k1, patch.data());
-      return static_cast<const double*>(patch.data());
+    unpack(runs, [&](const PatchRun& r, double* scratch) {
+      density(r.patch, r.k0, r.k1, scratch);
+      return static_cast<const double*>(scratch);
     });
   }
   // Agreed: a rank that finds a wrong count stops every rank here, none waits in the solve.
@@ -117,7 +116,7 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
                     strprintf("root density of self-gravity: rank %d sent %zu values, %zu "
                               "expected",
                               q, got[q].size(), total));
-      unpack(runs, [&](const PatchRun& r) { return got[q].data() + r.at; });
+      unpack(runs, [&](const PatchRun& r, double*) { return got[q].data() + r.at; });
     }
   });
 }

@@ -212,7 +212,7 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
       if (m.holds(g)) {
         int z = m.patch(g).corner[2];
         for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
-        lo = std::min(lo, z);                  // the ghosted plane of cell z - 1
+        lo = std::min(lo, z);               // the ghosted plane of cell z - 1
         hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
       }
     if (hi < lo) lo = hi = 0;

@@ -546,8 +546,7 @@ TEST(GpuResident, SelfGravityOnRanksIsResidentWithoutRefinementOnly) {
   parallel::VirtualRanks vr(2);
   vr.run([&](parallel::Comm& comm) {
     uniform[comm.rank()] = evolve::Simulation(sphere({}), comm).device_resident();
-    refined[comm.rank()] =
-        evolve::Simulation(sphere({"amr.max_level=1"}), comm).device_resident();
+    refined[comm.rank()] = evolve::Simulation(sphere({"amr.max_level=1"}), comm).device_resident();
     try {
       evolve::Simulation sim(sphere({"amr.max_level=1", "gpu.resident=on"}), comm);
     } catch (const Error& e) {
