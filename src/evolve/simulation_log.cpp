@@ -171,13 +171,16 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
     const double read = comm_->max(r.read), to_slabs = comm_->max(r.to_slabs),
                  fft = comm_->max(r.fft), device = comm_->max(r.fft_device),
                  to_readers = comm_->max(r.to_readers), up = comm_->max(r.up);
+    // The GPU's parts only on the GPU backend.
+    const bool gpu = executor_->name() != std::string("cpu");
     log_line(
-        "  gravity: %.3f s; root solves (%d) on %d ranks: density read from the GPU %.3f s, "
-        "sent to the %s %.3f s, FFT %.3f s (on the GPUs %.3f s), potential sent to the ranks "
-        "that read it %.3f s, up to the GPU %.3f s (each the slowest rank's)",
-        timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(), read,
-        params_.string("mpi.root_fft") == "slabs" ? "slabs" : "ranks", to_slabs, fft, device,
-        to_readers, up);
+        "  gravity: %.3f s; root solves (%d) on %d ranks: %ssent to the %s %.3f s, FFT %.3f s%s, "
+        "potential sent to the ranks that read it %.3f s%s (each the slowest rank's)",
+        timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(),
+        gpu ? strprintf("density read from the GPU %.3f s, ", read).c_str() : "",
+        params_.string("mpi.root_fft") == "slabs" ? "slabs" : "ranks", to_slabs, fft,
+        gpu ? strprintf(" (on the GPUs %.3f s)", device).c_str() : "", to_readers,
+        gpu ? strprintf(", up to the GPU %.3f s", up).c_str() : "");
   }
   if (refinement_.max_level > 0)
     log_line(
