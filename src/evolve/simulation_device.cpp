@@ -20,39 +20,31 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
   const bool on_gpu = executor_->name() != std::string("cpu");
   const bool refined = params_.integer("amr.max_level") > 0;
   const bool self_gravity = params_.boolean("gravity.enabled");
-  if (resident == "on" && (!on_gpu || (self_gravity && refined && comm.size() > 1)))
+  if (resident == "on" && !on_gpu)
     throw Error(ErrorKind::kInput,
-                strprintf("gpu.resident = \"on\" needs the cuda backend, and for an adaptive run "
-                          "with self-gravity one rank; this run has backend %s, gravity.enabled "
-                          "= %s, amr.max_level = %lld and %d ranks",
-                          executor_->name(), self_gravity ? "true" : "false",
-                          static_cast<long long>(params_.integer("amr.max_level")), comm.size()));
-  // Self-gravity stays on the GPU with the data on one rank: the root's density, cuFFT solve,
-  // potential and kicks (gravity/device_root.hpp), the refined levels' SOR boxes and kicks
+                strprintf("gpu.resident = \"on\" needs the cuda backend; this run has backend %s",
+                          executor_->name()));
+  // Self-gravity stays on the GPU: the root's density, cuFFT solve, potential and kicks
+  // (gravity/device_root.hpp), the refined levels' SOR boxes and kicks
   // (gravity/device_potential.hpp) and the potential correction
   // (gravity/device_correction.hpp), each equal to the host's bit for bit. The Evrard
   // collapse (64^3 root + 2 levels, 40 steps, one H200) ran at 2.56e8 cell-updates/s
-  // resident against 4.1e7 staged. On several ranks a run without refinement kicks on the
-  // GPUs, its root solve's density and potential crossing the bus (SelfGravity::solve); the
-  // refined levels' solves and the potential correction on ranks work on the host's copy.
-  const bool gravity_on_host = self_gravity && refined && comm.size() > 1;
+  // resident against 4.1e7 staged. On several ranks the root solve's density and potential
+  // cross the bus (SelfGravity::solve); the refined levels' solves, kicks and correction run
+  // on each rank's own groups, their buffer patches refreshed by the halos and the
+  // correction's terms sent between the ranks from device memory.
   // Problem-defined sides: their ghost cells are evaluated on the host at every level step
   // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
   // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
   // tables' making (then serial) taking most of the loop: "auto" stages such runs, "on"
   // keeps them on the GPU.
   const bool problem_bc = mesh_->geometry().problem_boundaries();
-  if (resident == "auto" && on_gpu && gravity_on_host)
-    log_line(
-        "note: the patch data stay on the host and are staged per batch: the refined levels' "
-        "potential of self-gravity is solved on the host between the GPU's hydro steps on "
-        "several ranks (one rank, or a run without refinement, keeps it on the GPU)");
-  if (resident == "auto" && on_gpu && problem_bc && !gravity_on_host)
+  if (resident == "auto" && on_gpu && problem_bc)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are evaluated on the host (gpu.resident = \"on\" keeps the "
         "data on the GPU and sends them the ghost cells at every level step)");
-  if (resident != "off" && on_gpu && !gravity_on_host && (resident == "on" || !problem_bc)) {
+  if (resident != "off" && on_gpu && (resident == "on" || !problem_bc)) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks
@@ -105,9 +97,12 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
           : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
                            "too"
                          : "",
-          refined && self_gravity ? "; self-gravity's solves, kicks and potential correction on "
-                                    "every level too"
-                                  : "");
+          refined && self_gravity && ranks > 1
+              ? "; self-gravity's solves, kicks and potential correction on every level too (the "
+                "root solve's density and potential cross the bus to and from the ranks' FFT)"
+          : refined && self_gravity ? "; self-gravity's solves, kicks and potential correction on "
+                                      "every level too"
+                                    : "");
     }
   }
 }

@@ -407,14 +407,25 @@ void Simulation::solve_gravity(bool refined) {
   // plan of a self-gravitating adaptive run) from their owners' current state.
   const bool ranks = comm_->size() > 1;
   auto own = [&](int level) { return ranks ? &exchanges_[level].groups : nullptr; };
+  // A device-resident run: the solves and the correction on the GPU, the buffer patches
+  // refreshed there by the level's halo (the host's exchange plan).
+  exec::DeviceMesh* const dev = resident_mode_ && device_current_ ? resident_.get() : nullptr;
   auto refresh = [&](int level) {
-    if (ranks) exchange_buffers(level);
+    if (!ranks) return;
+    if (!dev) return exchange_buffers(level);
+    // One exchange of a halo at a time: every rank has unpacked the last one (which a
+    // peer's next copies into its receiving buffer would overwrite) before any starts.
+    comm_->agree(nullptr);
+    exec::DeviceHalo& halo = *halos_.at(level);
+    const auto t0 = std::chrono::steady_clock::now();
+    halo.start(mesh_->current_slot(level));
+    halo.finish();
+    halo_times_.exposed +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   // A refined level's solve at the levels' common time, its ghost layer from the coarser
   // level; smooth: a smoothing pass instead (`iterations` Gauss-Seidel iterations per group,
   // ghost values from the same-level neighbours where there are some).
-  // A device-resident run (one rank): the solves and the correction on the GPU.
-  exec::DeviceMesh* const dev = resident_mode_ && device_current_ ? resident_.get() : nullptr;
   auto at_sync = [&](int level) {
     exec::LevelStep s{*mesh_, level, 0.0, 1.0, step_, registers_, timers_, dev, 1.0};
     s.groups = own(level);
@@ -432,7 +443,8 @@ void Simulation::solve_gravity(bool refined) {
   };
   const int source = gravity_->source_field();
   if (dev && source >= 0) {
-    // A device-resident run: the same cycle as below, each step on the GPU (one rank).
+    // A device-resident run: the same cycle as below, each step on the GPU (several ranks:
+    // the same refreshes, by the halos, and the terms sent from device memory).
     gravity_->device_clear_correction(*mesh_, *dev);
     gravity_->solve(*mesh_, dev);
     if (levels == 1) return;
@@ -442,11 +454,11 @@ void Simulation::solve_gravity(bool refined) {
     for (int cycle = 0; cycle < cycles; ++cycle) {
       for (int level = levels - 1; level >= 1; --level) {
         smooth(level);
-        gravity_->device_correct_down(*mesh_, *dev, level - 1);
+        gravity_->device_correct_down(*mesh_, *dev, level - 1, refresh);
       }
       gravity_->solve(*mesh_, dev);
       for (int level = 1; level < levels; ++level) {
-        gravity_->device_correct_up(*mesh_, *dev, level);
+        gravity_->device_correct_up(*mesh_, *dev, level, refresh);
         smooth(level);
       }
     }

@@ -221,10 +221,7 @@ CorrectionTerms fine_terms(const mesh::Mesh& m, int level, int phi_field, int so
   return terms;
 }
 
-namespace {
-
-// The ranks that read covered patch p's terms (sorted): p's and its face neighbours'.
-std::vector<int> readers(const mesh::Mesh& m, const parallel::Partition& part, int p) {
+std::vector<int> term_readers(const mesh::Mesh& m, const parallel::Partition& part, int p) {
   std::vector<int> r{part.owner(p)};
   for (int ax = 0; ax < 3; ++ax)
     for (int side = -1; side <= 1; side += 2) {
@@ -238,8 +235,6 @@ std::vector<int> readers(const mesh::Mesh& m, const parallel::Partition& part, i
   return r;
 }
 
-}  // namespace
-
 void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, parallel::Comm& comm,
                     const parallel::Partition& part) {
   const int rank = comm.rank();
@@ -248,7 +243,7 @@ void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, para
   auto each = [&](auto&& f) {
     for (const int g : m.groups(level + 1)) {
       const int p = m.patch(g).parent, from = part.owner(g);
-      for (const int to : readers(m, part, p))
+      for (const int to : term_readers(m, part, p))
         if (to != from) f(p, from, to);
     }
   };

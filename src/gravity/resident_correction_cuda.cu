@@ -228,16 +228,42 @@ __global__ void change_kernel(Level l, Real* kept, Real* other, bool change) {
   }
 }
 
+// read_terms: the terms of finer group picked[blockIdx.x] into row blockIdx.x of `out`.
+__global__ void pick_terms(const double* __restrict__ terms, const int* __restrict__ picked,
+                           double* __restrict__ out) {
+  const double* from = terms + std::size_t(picked[blockIdx.x]) * kReals;
+  double* to = out + std::size_t(blockIdx.x) * kReals;
+  for (int c = threadIdx.x; c < kReals; c += blockDim.x) to[c] = from[c];
+}
+
 class CudaCorrection final : public DeviceCorrection {
  public:
-  void set_tables(const mesh::Mesh& m, const PotentialTables& fine) override {
-    fine_.set(m, fine);
-    faces_ = CudaDeviceMesh::to_device(fine.gradient_faces);
+  void set_tables(const mesh::Mesh& m, const PotentialTables& fine, int computed,
+                  const std::vector<int>& groups) override {
     level_ = fine.level - 1;
+    computed_ = computed;
     std::vector<int> group_of(m.num_patches(), -1);
     for (int g = 0; g < fine.groups(); ++g) group_of[m.patch(fine.first_patch[g]).parent] = g;
+    // The finer groups of other ranks: only their terms (written) and, where the parent is
+    // one of `groups`' patches, the parent's box are read; their patches (and the coarser
+    // ones around a parent of another rank) are not held here.
+    PotentialTables t = fine;
+    if (computed < fine.groups()) {
+      std::vector<char> corrected(m.num_patches() / mesh::kFamilySize, 0);
+      for (const int first : groups) corrected[first / mesh::kFamilySize] = 1;
+      for (int g = computed; g < fine.groups(); ++g) {
+        t.first_patch[g] = -1;
+        std::fill_n(t.blocks.begin() + std::size_t(g) * kernels::kGatherBlocks,
+                    kernels::kGatherBlocks, -1);
+        if (!corrected[m.patch(fine.first_patch[g]).parent / mesh::kFamilySize])
+          std::fill_n(t.coarse.begin() + std::size_t(g) * kernels::kCoarseBlocks,
+                      kernels::kCoarseBlocks, -1);
+      }
+    }
+    fine_.set(m, t);
+    faces_ = CudaDeviceMesh::to_device(fine.gradient_faces);
     std::vector<int> position, cover, nb, nb_cover;
-    for (const int first : m.groups(level_))
+    for (const int first : groups)
       for (int c = 0; c < mesh::kFamilySize; ++c) {
         const int p = first + c;
         position.push_back(CudaDeviceMesh::position(m, p));
@@ -262,12 +288,12 @@ class CudaCorrection final : public DeviceCorrection {
 
   void fine_terms(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field, int source_field,
                   double four_pi_g, double mean, const DeviceRootPotential& root) override {
-    if (fine_.groups == 0) return;
+    if (computed_ == 0) return;
     auto& d = dynamic_cast<CudaDeviceMesh&>(dm);
     const Args a = fine_.args(m, d, phi_field, 1.0, root);
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
-    terms_kernel<<<fine_.groups, kThreads>>>(a, faces_.get(), source_field, four_pi_g, mean,
-                                             m.dx(fine_.level), terms_.get());
+    terms_kernel<<<computed_, kThreads>>>(a, faces_.get(), source_field, four_pi_g, mean,
+                                          m.dx(fine_.level), terms_.get());
     TESSERA_CUDA_CHECK(cudaGetLastError());
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -292,6 +318,34 @@ class CudaCorrection final : public DeviceCorrection {
   }
   void coarse_change(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
     run_change(m, dynamic_cast<CudaDeviceMesh&>(dm), phi_field, true);
+  }
+
+  void read_terms(const std::vector<int>& groups, std::vector<double>& out) override {
+    out.resize(groups.size() * kReals);
+    if (groups.empty()) return;
+    for (const int g : groups)
+      if (g < 0 || g >= fine_.groups)
+        throw Error(ErrorKind::kInternal, "the terms of a finer group beyond the tables");
+    if (picked_.size() < groups.size()) {
+      picked_ = DeviceBuffer<int>(groups.size());
+      packed_ = DeviceBuffer<double>(groups.size() * kReals);
+    }
+    TESSERA_CUDA_CHECK(cudaMemcpy(picked_.get(), groups.data(), groups.size() * sizeof(int),
+                                  cudaMemcpyHostToDevice));
+    pick_terms<<<static_cast<int>(groups.size()), kThreads>>>(terms_.get(), picked_.get(),
+                                                              packed_.get());
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(out.data(), packed_.get(), out.size() * sizeof(double), cudaMemcpyDeviceToHost));
+  }
+
+  void write_terms(int first, const std::vector<double>& values) override {
+    if (values.empty()) return;
+    if (first < 0 || values.size() % kReals != 0 ||
+        std::size_t(first) * kReals + values.size() > std::size_t(fine_.groups) * kReals)
+      throw Error(ErrorKind::kInternal, "terms written beyond the finer level's tables");
+    TESSERA_CUDA_CHECK(cudaMemcpy(terms_.get() + std::size_t(first) * kReals, values.data(),
+                                  values.size() * sizeof(double), cudaMemcpyHostToDevice));
   }
 
   std::vector<double> terms() const override {
@@ -333,7 +387,9 @@ class CudaCorrection final : public DeviceCorrection {
   DeviceBuffer<unsigned char> faces_;
   DeviceBuffer<int> position_, cover_, nb_, nb_cover_;
   DeviceBuffer<double> terms_;
-  int level_ = 0, patches_ = 0;
+  DeviceBuffer<int> picked_;     // read_terms' groups
+  DeviceBuffer<double> packed_;  // ... and their terms
+  int level_ = 0, patches_ = 0, computed_ = 0;
 };
 
 }  // namespace

@@ -311,8 +311,10 @@ void for_level_potentials(const mesh::Mesh& m, const SelfGravity* root, int phi_
 double SelfGravity::kick_refined(mesh::Mesh& m, int level, double dt, double weight,
                                  const std::vector<int>* only, exec::DeviceMesh* resident) const {
   if (resident) {
-    if (only && only->size() != m.groups(level).size())
-      throw Error(ErrorKind::kInternal, "a device-resident refined level's kick of some groups");
+    // The groups of the device copy's tables: every group on one rank, its own on several.
+    if (only && static_cast<int>(only->size()) != resident->tables(level).groups())
+      throw Error(ErrorKind::kInternal,
+                  "a device-resident refined level's kick of groups its tables do not list");
     const DeviceRootPotential root = device_root();
     m.set_host_stale(m.current_slot(level), true);
     return device_level(m, *resident, level)

@@ -2,6 +2,7 @@
 // "Data residency"): where the potential's copies are current, the root's and the refined
 // levels' device objects (device_root.hpp, device_potential.hpp, device_correction.hpp)
 // made and kept with the device copy's tables, and the potential correction's steps there.
+#include <algorithm>
 #include <memory>
 
 #include "device_correction.hpp"
@@ -11,6 +12,7 @@
 #include "potential_tables.hpp"
 #include "resident_gather.hpp"
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/exec/resident.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/gravity/self_gravity.hpp"
@@ -41,8 +43,7 @@ DeviceRootPotential SelfGravity::device_root() const {
 
 DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh& dm,
                                            int level) const {
-  if (!on_device())
-    throw Error(ErrorKind::kInternal, "a device-resident refined level on several ranks");
+  if (!gpu_) throw Error(ErrorKind::kInternal, "a device-resident refined level without the GPU");
   const std::size_t l = static_cast<std::size_t>(level);
   if (device_levels_.size() <= l) {
     device_levels_.resize(l + 1);
@@ -50,8 +51,10 @@ DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh
   }
   if (!device_levels_[l]) device_levels_[l] = make_device_potential();
   if (device_levels_version_[l] != dm.tables_version()) {
-    // The device copy's tables were made again (a regrid, a new copy): so are these.
-    device_levels_[l]->set_tables(m, build_potential_tables(m, level, nullptr, this));
+    // The device copy's tables were made again (a regrid, a new copy): so are these, for
+    // its groups in its order (several ranks: this rank's), which the batches index.
+    device_levels_[l]->set_tables(
+        m, build_potential_tables(m, level, &dm.tables(level).first_patch, this));
     device_levels_version_[l] = dm.tables_version();
   }
   return *device_levels_[l];
@@ -59,19 +62,75 @@ DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh
 
 DeviceCorrection& SelfGravity::device_correction(const mesh::Mesh& m, exec::DeviceMesh& dm,
                                                  int level) const {
-  if (!on_device())
-    throw Error(ErrorKind::kInternal, "a device-resident potential correction on several ranks");
+  if (!gpu_)
+    throw Error(ErrorKind::kInternal, "a device-resident potential correction without the GPU");
   const std::size_t l = static_cast<std::size_t>(level);
   if (device_corrections_.size() <= l) {
     device_corrections_.resize(l + 1);
     device_corrections_version_.resize(l + 1, -1);
+    terms_plans_.resize(l + 1);
   }
   if (!device_corrections_[l]) device_corrections_[l] = make_device_correction();
   if (device_corrections_version_[l] != dm.tables_version()) {
-    device_corrections_[l]->set_tables(m, build_potential_tables(m, level + 1, nullptr, this));
+    // The finer level's groups of the device copy (this rank's), then those of other ranks
+    // whose terms this rank reads (term_readers), in canonical order, each from its rank.
+    std::vector<int> fine = dm.tables(level + 1).first_patch;
+    TermsPlan plan;
+    plan.computed = static_cast<int>(fine.size());
+    if (comm_ && comm_->size() > 1) {
+      const int rank = comm_->rank();
+      std::vector<int> index(m.num_patches() / mesh::kFamilySize, -1);
+      for (int g = 0; g < plan.computed; ++g) index[fine[g] / mesh::kFamilySize] = g;
+      plan.send.resize(comm_->size());
+      plan.receive.resize(comm_->size());
+      for (const int g : m.groups(level + 1)) {
+        const int from = partition_->owner(g);
+        const std::vector<int> readers = term_readers(m, *partition_, m.patch(g).parent);
+        if (from == rank) {
+          for (const int to : readers)
+            if (to != rank) plan.send[to].push_back(index[g / mesh::kFamilySize]);
+        } else if (std::binary_search(readers.begin(), readers.end(), rank)) {
+          plan.receive[from].push_back(static_cast<int>(fine.size()));
+          fine.push_back(g);
+        }
+      }
+    }
+    plan.groups = static_cast<int>(fine.size());
+    device_corrections_[l]->set_tables(m, build_potential_tables(m, level + 1, &fine, this),
+                                       plan.computed, dm.tables(level).first_patch);
+    terms_plans_[l] = std::move(plan);
     device_corrections_version_[l] = dm.tables_version();
   }
   return *device_corrections_[l];
+}
+
+void SelfGravity::exchange_device_terms(DeviceCorrection& c, const TermsPlan& plan) const {
+  constexpr std::size_t n = CorrectionTerms::kReals;
+  const int ranks = comm_->size();
+  // One read of every group that goes out, split per peer.
+  std::vector<int> out;
+  for (const auto& list : plan.send) out.insert(out.end(), list.begin(), list.end());
+  std::vector<double> read;
+  c.read_terms(out, read);
+  std::vector<std::vector<double>> send(ranks);
+  std::size_t at = 0;
+  for (int q = 0; q < ranks; ++q) {
+    send[q].assign(read.begin() + at * n, read.begin() + (at + plan.send[q].size()) * n);
+    at += plan.send[q].size();
+  }
+  const auto got = comm_->exchange(std::move(send));
+  std::vector<double> in(std::size_t(plan.groups - plan.computed) * n);
+  for (int q = 0; q < ranks; ++q) {
+    if (got[q].size() != plan.receive[q].size() * n)
+      throw Error(ErrorKind::kInternal,
+                  strprintf("the potential correction's terms: rank %d sent %zu values, %zu "
+                            "expected",
+                            q, got[q].size(), plan.receive[q].size() * n));
+    for (std::size_t i = 0; i < plan.receive[q].size(); ++i)
+      std::copy_n(got[q].data() + i * n, n,
+                  in.data() + std::size_t(plan.receive[q][i] - plan.computed) * n);
+  }
+  c.write_terms(plan.computed, in);
 }
 
 void SelfGravity::device_clear_correction(mesh::Mesh& m, exec::DeviceMesh& dm) const {
@@ -80,18 +139,24 @@ void SelfGravity::device_clear_correction(mesh::Mesh& m, exec::DeviceMesh& dm) c
   m.set_host_stale(1, true);
 }
 
-void SelfGravity::device_correct_down(mesh::Mesh& m, exec::DeviceMesh& dm, int level) const {
+void SelfGravity::device_correct_down(mesh::Mesh& m, exec::DeviceMesh& dm, int level,
+                                      const std::function<void(int)>& refresh) const {
   DeviceCorrection& c = device_correction(m, dm, level);
   const DeviceRootPotential root = device_root();
+  refresh(level + 1);  // the smoothed neighbours: the residual's ghost values
   c.keep_potential(m, dm, phi_field_);
   c.fine_terms(m, dm, phi_field_, source_field_, four_pi_g_, mean_, root);
+  if (comm_ && comm_->size() > 1) exchange_device_terms(c, terms_plans_[level]);
+  refresh(level);  // the potential around each patch of the level
   c.correction_source(m, dm, phi_field_, source_field_, four_pi_g_, mean_, root);
   m.set_host_stale(m.current_slot(level), true);
 }
 
-void SelfGravity::device_correct_up(mesh::Mesh& m, exec::DeviceMesh& dm, int level) const {
+void SelfGravity::device_correct_up(mesh::Mesh& m, exec::DeviceMesh& dm, int level,
+                                    const std::function<void(int)>& refresh) const {
   device_correction(m, dm, level - 1).coarse_change(m, dm, phi_field_);
   m.set_host_stale(m.next_slot(level - 1), true);
+  refresh(level);  // the change of the coarser level around each parent
   device_level(m, dm, level).add_coarse_change(m, dm, phi_field_);
   m.set_host_stale(m.current_slot(level), true);
 }

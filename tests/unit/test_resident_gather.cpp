@@ -320,7 +320,7 @@ TEST(ResidentGather, StaleTimeLevelIsRefusedOnTheHost) {
 }
 
 // gpu.resident = "on" is refused where it cannot hold: on the CPU backend (this machine's
-// CI has no GPU) the message names the backend and amr.max_level; "auto" runs staged.
+// CI has no GPU) the message names the backend; "auto" runs staged.
 TEST(ResidentGather, OnIsRefusedWithoutTheCudaBackend) {
   set_log_quiet(true);
   const std::string file = std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml";

@@ -5,6 +5,7 @@
 // field "phi"; and the kicks that apply its acceleration (kernels/gravity.hpp).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -102,6 +103,8 @@ CorrectionTerms fine_terms(const mesh::Mesh& mesh, int level, int phi_field, int
 // stencil reaches one patch along each axis). Packed per peer in canonical order.
 void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms, parallel::Comm& comm,
                     const parallel::Partition& partition);
+// The ranks that read covered patch p's terms (sorted): p's and its face neighbours'.
+std::vector<int> term_readers(const mesh::Mesh& mesh, const parallel::Partition& partition, int p);
 
 // The potential correction's source on `level` (which must have a finer level), on the
 // patches of `groups` (all of `level`'s when null), from the finer level's terms and the
@@ -214,8 +217,9 @@ class SelfGravity {
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
   // `groups`: the level's groups to kick (all of them when null). `resident`: the mesh's
-  // device copy when the levels' data stay on the GPU (one rank): the kick runs there
-  // (device_potential.hpp), with the same bits.
+  // device copy when the levels' data stay on the GPU: the kick runs there on the groups
+  // of its tables (device_potential.hpp; several ranks: `groups`, this rank's), with the
+  // same bits.
   double kick_refined(mesh::Mesh& mesh, int level, double dt, double weight,
                       const std::vector<int>* groups = nullptr,
                       exec::DeviceMesh* resident = nullptr) const;
@@ -224,13 +228,19 @@ class SelfGravity {
   // on the GPU from the level's potential tables); valid until the next call.
   const exec::DeviceGather* device_gather(const mesh::Mesh& mesh, exec::DeviceMesh& resident,
                                           int level, double weight, bool coarse_ghosts) const;
-  // The potential correction's steps on a device-resident run (one rank; the cycle of
+  // The potential correction's steps on a device-resident run (the cycle of
   // Simulation::solve_gravity, device_correction.hpp), with the host's bits: the source
   // cleared; down, `level`'s potential kept and its source made from the finer level's
   // terms; up, the coarse change of level - 1 written and added to `level` (>= 1).
+  // `refresh(l)`: brings level l's buffer patches (and the coarser ones around its groups)
+  // up to date from their ranks, where the host's cycle does (several ranks; one rank:
+  // nothing). Several ranks work on their own groups (the device copy's tables), the terms
+  // of each finer group going from its rank to those that read them (exchange_terms).
   void device_clear_correction(mesh::Mesh& mesh, exec::DeviceMesh& resident) const;
-  void device_correct_down(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level) const;
-  void device_correct_up(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level) const;
+  void device_correct_down(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level,
+                           const std::function<void(int)>& refresh) const;
+  void device_correct_up(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level,
+                         const std::function<void(int)>& refresh) const;
   // The largest sqrt(h |g|) on `level` (the time step's gravity speed, as the kicks report
   // it) of the last solves, for the first step's time step; on a refined level over
   // `groups` (all of them when null).
@@ -341,6 +351,14 @@ class SelfGravity {
   DeviceCorrection& device_correction(const mesh::Mesh& m, exec::DeviceMesh& dm, int level) const;
   mutable std::vector<std::unique_ptr<DeviceCorrection>> device_corrections_;
   mutable std::vector<long long> device_corrections_version_;
+  // Several ranks: which finer groups' terms (indices into a correction's tables) go to each
+  // peer, and which come from it; the tables' first `computed` groups are this rank's.
+  struct TermsPlan {
+    std::vector<std::vector<int>> send, receive;  // [peer rank]
+    int computed = 0, groups = 0;
+  };
+  mutable std::vector<TermsPlan> terms_plans_;
+  void exchange_device_terms(DeviceCorrection& c, const TermsPlan& plan) const;
   mutable std::unique_ptr<ResidentGather> gather_;
 };
 
