@@ -178,7 +178,7 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         "potential sent to the ranks that read it %.3f s%s (each the slowest rank's)",
         timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(),
         gpu ? strprintf("density read from the GPU %.3f s, ", read).c_str() : "",
-        params_.string("mpi.root_fft") == "slabs" ? "slabs" : "ranks", to_slabs, fft,
+        gravity_->slabs() ? "slabs" : "ranks", to_slabs, fft,
         gpu ? strprintf(" (on the GPUs %.3f s)", device).c_str() : "", to_readers,
         gpu ? strprintf(", up to the GPU %.3f s", up).c_str() : "");
   }

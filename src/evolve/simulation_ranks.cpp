@@ -204,13 +204,21 @@ void Simulation::move_patches(const std::vector<PatchMove>& moves, exec::DeviceM
       unpack(*mesh_, receive[q], 0, got[q], q);
 }
 
+namespace {
+// Every field of the mesh, as DeviceMesh::read_fields and write_fields list them.
+std::vector<int> all_fields(const mesh::Mesh& m) {
+  std::vector<int> all(m.nvar());
+  for (int v = 0; v < m.nvar(); ++v) all[v] = v;
+  return all;
+}
+}  // namespace
+
 // Both time levels of the listed patches from the device copy, as pack() lays them out
 // (with same = 0: patch by patch, each time level's data whole).
 std::vector<double> Simulation::pack_device(exec::DeviceMesh& dev,
                                             const std::vector<int>& patches) const {
   const std::size_t n = mesh_->patch_reals();
-  std::vector<int> all(mesh_->nvar());
-  for (int v = 0; v < mesh_->nvar(); ++v) all[v] = v;
+  const std::vector<int> all = all_fields(*mesh_);
   std::vector<double> buf(2 * patches.size() * n);
   for (int slot = 0; slot < 2; ++slot) {
     const std::vector<Real> got = dev.read_fields(*mesh_, patches, slot, all);
@@ -226,8 +234,7 @@ void Simulation::unpack_device(exec::DeviceMesh& dev, const std::vector<int>& pa
   if (buf.size() != 2 * patches.size() * n)
     throw Error(ErrorKind::kInternal, strprintf("rank %d sent %zu values for %zu patches", from,
                                                 buf.size(), patches.size()));
-  std::vector<int> all(mesh_->nvar());
-  for (int v = 0; v < mesh_->nvar(); ++v) all[v] = v;
+  const std::vector<int> all = all_fields(*mesh_);
   for (int slot = 0; slot < 2; ++slot) {
     std::vector<Real> values(patches.size() * n);
     for (std::size_t i = 0; i < patches.size(); ++i)

@@ -37,13 +37,13 @@ class DeviceRootGravity {
   virtual double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
                        double four_pi_g, bool periodic, int phi_field, int source_field) = 0;
   // A potential solved elsewhere (several ranks): the last potential becomes the previous
-  // one, and the new one is the host's ghosted `phi` ([n2 + 2][n1 + 2][n0 + 2]) in its
-  // elements [first, first + count), NaN elsewhere (what this rank does not read), written
-  // to the field `phi_field` of every root patch the mesh holds (current time level).
-  // `phi` (a whole ghosted grid) is page-locked at its first call until this object goes:
-  // it must outlive this object.
+  // one, and the new one is the host's ghosted `phi` ([n2 + 2][n1 + 2][n0 + 2]) in the
+  // ghosted planes around the root families the mesh holds (their cells and one plane
+  // beyond each side), NaN elsewhere (what this rank does not read), written to the field
+  // `phi_field` of those families' patches (current time level). `phi` (a whole ghosted
+  // grid) is page-locked at its first call until this object goes: it must outlive it.
   virtual void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
-                             std::size_t first, std::size_t count, int phi_field) = 0;
+                             int phi_field) = 0;
   // SelfGravity::kick on the root patches of `groups` (every root group when null) of `dm`'s
   // current state with the last potential; returns the largest speed the time step must
   // respect.

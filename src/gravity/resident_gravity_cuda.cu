@@ -178,14 +178,27 @@ class CudaRootGravity final : public DeviceRootGravity {
   }
 
   void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
-                     std::size_t first, std::size_t count, int phi_field) override {
+                     int phi_field) override {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
-    const std::size_t size = phi_[0].size();
+    // The held root families, and the ghosted planes from that of the cell below the lowest
+    // to that of the cell above the highest.
+    constexpr int kN = mesh::kPatchSize;
+    std::vector<int> held;
+    int lo = n_[2] + 2, hi = 0;
+    for (const int g : m.groups(0))
+      if (m.holds(g)) {
+        held.push_back(g);
+        int z = m.patch(g).corner[2];
+        for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
+        lo = std::min(lo, z);               // the ghosted plane of cell z - 1
+        hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
+      }
+    if (hi < lo) lo = hi = 0;
+    const std::size_t plane = std::size_t(n_[0] + 2) * (n_[1] + 2);
+    const std::size_t size = phi_[0].size(), first = std::size_t(lo) * plane,
+                      count = std::size_t(hi - lo) * plane;
     if (first > size || count > size - first)
       throw Error(ErrorKind::kInternal, "a root potential's range beyond its grid");
-    std::vector<int> held;
-    for (const int g : m.groups(0))
-      if (m.holds(g)) held.push_back(g);
     held_.set(m, held);
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kicks before read the last potential
     std::swap(phi_[0], phi_[1]);

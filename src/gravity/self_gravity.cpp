@@ -206,18 +206,7 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
   ++solves_;
   if (resident) {
     // Up to the GPU: the ghosted planes around the root families this rank holds.
-    const std::size_t plane = std::size_t(n_[0] + 2) * (n_[1] + 2);
-    int lo = n_[2] + 2, hi = 0;
-    for (const int g : m.groups(0))
-      if (m.holds(g)) {
-        int z = m.patch(g).corner[2];
-        for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
-        lo = std::min(lo, z);               // the ghosted plane of cell z - 1
-        hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
-      }
-    if (hi < lo) lo = hi = 0;
-    device_->set_potential(m, *resident, phi_.data(), std::size_t(lo) * plane,
-                           std::size_t(hi - lo) * plane, phi_field_);
+    device_->set_potential(m, *resident, phi_.data(), phi_field_);
     root_times_.up += since(t);
     device_current_ = true;
     m.set_host_stale(m.current_slot(0), true);  // the root's phi was written on the device

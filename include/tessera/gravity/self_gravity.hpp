@@ -277,14 +277,15 @@ class SelfGravity {
     double read = 0, to_slabs = 0, fft = 0, fft_device = 0, to_readers = 0, up = 0;
   };
   const RootTimes& root_times() const { return root_times_; }
+  // Whether the root solves are cut into slabs over the ranks: several ranks, mpi.root_fft =
+  // "slabs", and every rank on the same backend (else each solves the gathered grid).
+  bool slabs() const { return comm_ && comm_->size() > 1 && slabs_wanted_; }
   // The host's copy of the last two potentials from the GPU's, when the last solve ran
   // there (not thread-safe: from the thread that steps the run).
   void make_host_current() const;
 
  private:
   double root_acceleration_speed(const mesh::Mesh& mesh) const;
-  // Several ranks, mpi.root_fft = "slabs" (and every rank on the same backend).
-  bool slabs() const { return comm_ && comm_->size() > 1 && slabs_wanted_; }
   // The root solver, made at the first solve (a collective on several ranks: slabs only when
   // every rank solves on a GPU or none does).
   void make_solver();
