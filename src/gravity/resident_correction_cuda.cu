@@ -324,8 +324,8 @@ class CudaCorrection final : public DeviceCorrection {
     out.resize(groups.size() * kReals);
     if (groups.empty()) return;
     for (const int g : groups)
-      if (g < 0 || g >= fine_.groups)
-        throw Error(ErrorKind::kInternal, "the terms of a finer group beyond the tables");
+      if (g < 0 || g >= computed_)  // only this rank's own groups hold computed terms
+        throw Error(ErrorKind::kInternal, "the terms of a finer group this rank did not compute");
     if (picked_.size() < groups.size()) {
       picked_ = DeviceBuffer<int>(groups.size());
       packed_ = DeviceBuffer<double>(groups.size() * kReals);
