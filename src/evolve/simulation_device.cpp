@@ -9,12 +9,19 @@
 
 #include "tessera/core/log.hpp"
 #include "tessera/evolve/simulation.hpp"
+#include "tessera/parallel/mpi.hpp"
 
 namespace tessera::evolve {
+namespace {
+// The free memory of gpu_memory() is a share when ranks share the GPU: say so.
+std::string shared_text(int sharers) {
+  return sharers > 1 ? strprintf(" for each of the %d ranks that share it", sharers) : "";
+}
+}  // namespace
 
 // Device residency (gpu.resident; docs/architecture.md, "Data residency"): the default
 // for GPU runs whose data fit; the log says why a run is staged.
-void Simulation::choose_residency(const parallel::Comm& comm) {
+void Simulation::choose_residency(parallel::Comm& comm) {
   const std::string& resident = params_.string("gpu.resident");
   const int batch_param = static_cast<int>(params_.integer("gpu.groups_per_batch"));
   const bool on_gpu = executor_->name() != std::string("cpu");
@@ -24,6 +31,16 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
     throw Error(ErrorKind::kInput,
                 strprintf("gpu.resident = \"on\" needs the cuda backend; this run has backend %s",
                           executor_->name()));
+  // Ranks that share a GPU (several ranks per GPU, or virtual ranks) plan their device
+  // copies from its free memory at the same time: each counts on its share (gpu_memory).
+  // The GPU is known by its host and bus id, whatever devices each process is shown.
+  gpu_sharers_ = parallel::count_alike(
+      comm, parallel::host_name() + ", GPU " + (on_gpu ? exec::cuda_device_bus_id() : ""));
+  if (const double most = comm.max(gpu_sharers_); on_gpu && most > 1)
+    log_line(
+        "note: up to %.0f ranks share a GPU: each plans its device memory within its "
+        "share of the GPU's free memory",
+        most);
   // Self-gravity stays on the GPU: the root's density, cuFFT solve, potential and kicks
   // (gravity/device_root.hpp), the refined levels' SOR boxes and kicks
   // (gravity/device_potential.hpp) and the potential correction
@@ -71,18 +88,18 @@ void Simulation::choose_residency(const parallel::Comm& comm) {
                      : 0.0;
     const double need =
         level_bytes + (batch_param == 0 ? 4 : 1) * memory_.device_bytes + gravity_bytes;
-    const auto dev = exec::device_memory();
+    const auto dev = gpu_memory();
     if (dev && need > 0.95 * dev->first) {
       if (resident == "on")
         throw Error(ErrorKind::kResources,
                     strprintf("gpu.resident = \"on\": the patch data and buffers need %.2f GB "
-                              "of GPU memory and the GPU has %.2f GB free; set gpu.resident = "
-                              "\"auto\" or \"off\" to stage them through the host",
-                              need / 1e9, dev->first / 1e9));
+                              "of GPU memory and the GPU has %.2f GB free%s; set gpu.resident "
+                              "= \"auto\" or \"off\" to stage them through the host",
+                              need / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str()));
       log_line(
           "note: the patch data (%.2f GB with the buffers) do not fit in the GPU's %.2f GB "
-          "free memory: they stay on the host and are staged per batch",
-          need / 1e9, dev->first / 1e9);
+          "free memory%s: they stay on the host and are staged per batch",
+          need / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str());
     } else {
       resident_mode_ = true;
       log_line(
@@ -209,13 +226,13 @@ constexpr double kPoolGrowth = 4.0;
 // families more at least) first, so that regrids can grow the mesh on the device without copying
 // the levels back (DeviceMesh::regrid); one that grows it beyond that makes a new copy.
 // On several ranks every rank decides alike, from the largest store and the least free
-// memory of any rank (ranks that share a GPU each see all of its free memory).
+// memory of any rank (ranks that share a GPU each count on their share of it).
 bool Simulation::refined_fit() {
   const bool ranks = comm_->size() > 1;
   const double patch_bytes = 2.0 * double(mesh_->patch_reals()) * sizeof(Real);
   const double pool = comm_->max(double(mesh_->store().pool_patches()));
   const double need = pool * patch_bytes + memory_.device_bytes;
-  auto dev = exec::device_memory();
+  auto dev = gpu_memory();
   if (ranks) {
     const double least = comm_->min(dev ? dev->first : std::numeric_limits<double>::infinity());
     if (dev) dev->first = least;
@@ -224,15 +241,15 @@ bool Simulation::refined_fit() {
     if (params_.string("gpu.resident") == "on")
       throw Error(ErrorKind::kResources,
                   strprintf("gpu.resident = \"on\": the adaptive mesh's patch data and buffers "
-                            "need %.2f GB of GPU memory and the GPU has %.2f GB free; set "
+                            "need %.2f GB of GPU memory and the GPU has %.2f GB free%s; set "
                             "gpu.resident = \"auto\" to stage them through the host when they do "
                             "not fit",
-                            need / 1e9, dev->first / 1e9));
+                            need / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str()));
     log_line(
         "note: at step %ld the adaptive mesh's patch data (%.2f GB with the buffers) no longer "
-        "fit in the GPU's %.2f GB free memory: from here on they stay on the host and are "
+        "fit in the GPU's %.2f GB free memory%s: from here on they stay on the host and are "
         "staged per batch",
-        step_, need / 1e9, dev->first / 1e9);
+        step_, need / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str());
     resident_mode_ = false;
     return false;
   }
@@ -250,13 +267,19 @@ bool Simulation::refined_fit() {
   if (dev && held > 0.9 * dev->first) {
     log_line(
         "note: at step %ld the adaptive mesh's pool (%.2f GB with its spare capacity and the "
-        "buffers) does not fit in the GPU's %.2f GB free memory: it stays on the host and is "
-        "staged per batch",
-        step_, held / 1e9, dev->first / 1e9);
+        "buffers) does not fit in the GPU's %.2f GB free memory%s: it stays on the host and "
+        "is staged per batch",
+        step_, held / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str());
     resident_mode_ = false;
     return false;
   }
   return true;
+}
+
+std::optional<std::pair<double, double>> Simulation::gpu_memory() const {
+  auto dev = exec::device_memory();
+  if (dev) dev->first /= gpu_sharers_;
+  return dev;
 }
 
 bool Simulation::grow_device(std::size_t patches) {
@@ -265,7 +288,7 @@ bool Simulation::grow_device(std::size_t patches) {
                                              double(patches) + 64.0 * mesh::kFamilySize)
                                   : double(patches);
   // The new pools are allocated beside the old ones.
-  if (const auto dev = exec::device_memory()) room = std::min(room, 0.9 * dev->first / patch_bytes);
+  if (const auto dev = gpu_memory()) room = std::min(room, 0.9 * dev->first / patch_bytes);
   if (room < double(patches)) return false;
   const int families = static_cast<int>(room / mesh::kFamilySize);
   resident_->grow(*mesh_, [&] { mesh_->reserve_families(families); });

@@ -473,6 +473,16 @@ std::string cuda_device_description() {
                    p.multiProcessorCount, p.totalGlobalMem / 1073741824.0);
 }
 
+std::string cuda_device_bus_id() {
+  if (!cuda_device_available()) return {};
+  int device = 0;
+  char id[32] = {};
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetPCIBusId(id, sizeof id, device) != cudaSuccess)
+    return {};
+  return id;
+}
+
 std::optional<std::pair<double, double>> device_memory() {
   if (!cuda_device_available()) return std::nullopt;
   std::size_t free_bytes = 0, total_bytes = 0;

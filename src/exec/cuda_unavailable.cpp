@@ -31,4 +31,8 @@ std::optional<std::pair<double, double>> device_memory() {
   return std::nullopt;
 }
 
+std::string cuda_device_bus_id() {
+  return {};
+}
+
 }  // namespace tessera::exec

@@ -110,6 +110,14 @@ std::vector<std::string> gather_to_root(Comm& comm, const std::string& text) {
   return texts;
 }
 
+int count_alike(Comm& comm, const std::string& text) {
+  if (comm.size() == 1) return 1;
+  std::vector<std::vector<double>> send(comm.size(), encode(text));
+  const auto received = comm.exchange(std::move(send));
+  return static_cast<int>(std::count_if(received.begin(), received.end(),
+                                        [&](const auto& r) { return decode(r) == text; }));
+}
+
 void forward_rank_messages(Comm& comm) {
   if (comm.size() == 1) return;
   std::vector<std::string> mine = take_rank_messages();

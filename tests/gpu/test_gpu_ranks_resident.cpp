@@ -180,6 +180,23 @@ TEST(GpuResident, AdaptiveSelfGravityOnVirtualRanksEqualsOneRank) {
 // Adaptive self-gravity on several ranks is resident with "on" (with and without the
 // potential correction) and staged with "auto"; without refinement "auto" keeps it
 // resident; "on" without the cuda backend is refused with the reason.
+// Virtual ranks share the one GPU: each plans its device copies within its share of the
+// free memory (Simulation::gpu_memory), which a rank that saw all of it would overcommit.
+TEST(GpuResident, RanksSharingTheGpuCountEachOther) {
+  set_log_quiet(true);
+  const Params params =
+      load_run_params(std::string(TESSERA_SOURCE_DIR) + "/problems/sedov/sedov.toml",
+                      {"run.backend=cuda", "mesh.nx=[32,32,32]", "output.enabled=false"});
+  EXPECT_EQ(evolve::Simulation(params).gpu_sharers(), 1);
+  for (const int n : {2, 3}) {
+    std::vector<int> sharers(n, 0);
+    parallel::VirtualRanks(n).run([&](parallel::Comm& comm) {
+      sharers[comm.rank()] = evolve::Simulation(params, comm).gpu_sharers();
+    });
+    for (int r = 0; r < n; ++r) EXPECT_EQ(sharers[r], n) << n << " ranks: rank " << r;
+  }
+}
+
 TEST(GpuResident, AdaptiveSelfGravityOnRanksIsResident) {
   set_log_quiet(true);
   auto sphere = [](std::vector<std::string> extra) {

@@ -93,6 +93,19 @@ TEST(VirtualRanks, ScalarReductionsAndExchange) {
   });
 }
 
+// Ranks that share a GPU count each other: four ranks on two GPUs (by rank parity), and
+// one rank alone with its own.
+TEST(VirtualRanks, CountAlikeCountsTheRanksOfEachText) {
+  VirtualRanks(5).run([](Comm& comm) {
+    const int r = comm.rank();
+    const std::string gpu =
+        r == 4 ? "host b, 0000:3b:00.0" : "host a, 0000:" + std::to_string(r % 2);
+    EXPECT_EQ(count_alike(comm, gpu), r == 4 ? 1 : 2) << "rank " << r;
+    EXPECT_EQ(count_alike(comm, "one host"), 5);
+  });
+  EXPECT_EQ(count_alike(serial_comm(), "x"), 1);
+}
+
 TEST(VirtualRanks, PointToPointMessagesArriveInOrderWithTheirBytes) {
   for (const int n : {2, 3, 4}) {
     std::vector<long long> wrong(n, -1);

@@ -107,6 +107,8 @@ class Simulation {
   parallel::Comm& comm() const { return *comm_; }
   // Whether the patch data stay on the GPU between steps (gpu.resident).
   bool device_resident() const { return resident_mode_; }
+  // How many ranks of the run share this rank's GPU, itself included (GPU runs).
+  int gpu_sharers() const { return gpu_sharers_; }
   const Problem& problem() const { return *problem_; }
   double time() const { return time_; }
   long step() const { return step_; }
@@ -258,7 +260,10 @@ class Simulation {
   // changed), and the host copy's current time level before a host-side reader.
   void ensure_device();
   // Sets resident_mode_ from gpu.resident, the run and the GPU's free memory (constructor).
-  void choose_residency(const parallel::Comm& comm);
+  void choose_residency(parallel::Comm& comm);
+  // The GPU's free and total memory, the free memory divided among the ranks of the run
+  // that share this rank's GPU (they each plan their copies at the same time).
+  std::optional<std::pair<double, double>> gpu_memory() const;
   // Whether an adaptive mesh's pool fits on the GPU (else the run goes on staged), with
   // room reserved for regrids to grow it there.
   bool refined_fit();
@@ -389,6 +394,7 @@ class Simulation {
   std::vector<long> level_steps_;
   long long cell_updates_ = 0;
   bool device_pool_room_ = true;
+  int gpu_sharers_ = 1;  // ranks of the run on this rank's GPU, itself included
   int regrid_count_ = 0;
   RegridStats regrid_stats_;
 #ifdef NDEBUG

@@ -137,5 +137,8 @@ std::string cuda_device_description();
 int select_cuda_device(int node_rank);
 // Free and total memory of the current CUDA device, when there is one.
 std::optional<std::pair<double, double>> device_memory();
+// The PCI bus id of the current CUDA device ("0000:3b:00.0"): the same GPU's on its host
+// whichever devices each process is shown (CUDA_VISIBLE_DEVICES); empty without one.
+std::string cuda_device_bus_id();
 
 }  // namespace tessera::exec

@@ -129,6 +129,10 @@ std::string broadcast(Comm& comm, const std::string& text);
 // Every rank's `text`, by rank, on rank 0 (empty on the other ranks; a collective).
 std::vector<std::string> gather_to_root(Comm& comm, const std::string& text);
 
+// How many ranks, this one included, passed the same `text` (a collective, through
+// exchange): with a host's name and a GPU's bus id, how many ranks share that GPU.
+int count_alike(Comm& comm, const std::string& text);
+
 // Prints on rank 0, once, the warnings and notes that the other ranks logged since the last
 // call (take_rank_messages) and rank 0 did not log itself, each with the ranks it came
 // from: "warning (ranks 1, 3): ...". A collective; cheap when no rank has any.
