@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <map>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -112,10 +113,15 @@ std::vector<std::string> gather_to_root(Comm& comm, const std::string& text) {
 
 int count_alike(Comm& comm, const std::string& text) {
   if (comm.size() == 1) return 1;
-  std::vector<std::vector<double>> send(comm.size(), encode(text));
-  const auto received = comm.exchange(std::move(send));
-  return static_cast<int>(std::count_if(received.begin(), received.end(),
-                                        [&](const auto& r) { return decode(r) == text; }));
+  // Through rank 0, which counts: a message per rank each way, not one per pair of ranks.
+  const std::vector<std::string> all = gather_to_root(comm, text);
+  std::vector<std::vector<double>> send(comm.size());
+  if (comm.rank() == 0) {
+    std::map<std::string, int> counts;
+    for (const std::string& t : all) ++counts[t];
+    for (int q = 0; q < comm.size(); ++q) send[q] = {double(counts[all[q]])};
+  }
+  return static_cast<int>(comm.exchange(std::move(send))[0].at(0));
 }
 
 void forward_rank_messages(Comm& comm) {

@@ -97,6 +97,13 @@ TEST(MpiComm, BroadcastAndGatherOfTexts) {
   }
 }
 
+// The ranks of each text counted across processes (ranks sharing a GPU count each other).
+TEST(MpiComm, CountAlikeAcrossProcesses) {
+  const int r = comm().rank(), n = comm().size();
+  EXPECT_EQ(parallel::count_alike(comm(), "gpu " + std::to_string(r % 2)), (n - r % 2 + 1) / 2);
+  EXPECT_EQ(parallel::count_alike(comm(), "host"), n);
+}
+
 // Every rank but 0 logs a note of its own: rank 0's log shows each once, naming its rank.
 TEST(MpiComm, OtherRanksNotesReachRankZerosLog) {
   const int r = comm().rank(), n = comm().size();

@@ -130,7 +130,8 @@ std::string broadcast(Comm& comm, const std::string& text);
 std::vector<std::string> gather_to_root(Comm& comm, const std::string& text);
 
 // How many ranks, this one included, passed the same `text` (a collective, through
-// exchange): with a host's name and a GPU's bus id, how many ranks share that GPU.
+// exchange, counted on rank 0): with a host's name and a GPU's bus id, how many ranks
+// share that GPU.
 int count_alike(Comm& comm, const std::string& text);
 
 // Prints on rank 0, once, the warnings and notes that the other ranks logged since the last
