@@ -177,9 +177,6 @@ TEST(GpuResident, AdaptiveSelfGravityOnVirtualRanksEqualsOneRank) {
        "amr.flag_buffer=0", "run.max_steps=8"});
 }
 
-// Adaptive self-gravity on several ranks is resident with "on" (with and without the
-// potential correction) and staged with "auto"; without refinement "auto" keeps it
-// resident; "on" without the cuda backend is refused with the reason.
 // Virtual ranks share the one GPU: each plans its device copies within its share of the
 // free memory (Simulation::gpu_memory), which a rank that saw all of it would overcommit.
 TEST(GpuResident, RanksSharingTheGpuCountEachOther) {
@@ -197,6 +194,9 @@ TEST(GpuResident, RanksSharingTheGpuCountEachOther) {
   }
 }
 
+// Adaptive self-gravity on several ranks is resident with "on" (with and without the
+// potential correction) and staged with "auto"; without refinement "auto" keeps it
+// resident; "on" without the cuda backend is refused with the reason.
 TEST(GpuResident, AdaptiveSelfGravityOnRanksIsResident) {
   set_log_quiet(true);
   auto sphere = [](std::vector<std::string> extra) {
