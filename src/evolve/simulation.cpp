@@ -245,6 +245,10 @@ void Simulation::adopt_mesh(std::unique_ptr<mesh::Mesh> next) {
   level_steps_.resize(std::max<std::size_t>(level_steps_.size(), mesh_->num_levels()), 0);
 }
 
+Simulation::TermsSent Simulation::correction_terms_sent() const {
+  return {terms_sent_, gravity_ ? gravity_->device_terms_sent() : 0};
+}
+
 void Simulation::verify_mesh(const char* when) const {
   if (!verify_mesh_) return;
   mesh_->check_invariants();

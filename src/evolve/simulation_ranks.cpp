@@ -9,6 +9,7 @@
 // sides derive from the mesh, one message per peer.
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -386,6 +387,24 @@ std::unique_ptr<parallel::PendingExchange> Simulation::start_buffers(int level) 
     if (q != comm_->rank()) buffer_bytes_ += double(send[q].size() * sizeof(double));
   }
   return comm_->start_exchange(std::move(send));
+}
+
+void Simulation::start_halo(exec::DeviceHalo& halo, int level) const {
+  if (poison_foreign_ && resident_) {
+    const LevelExchange& x = exchanges_[level];
+    std::vector<int> patches;
+    for (const int g : mesh_->groups(level))
+      if (!partition_.owns(comm_->rank(), g) && mesh_->holds(g))
+        for (int c = 0; c < mesh::kFamilySize; ++c) patches.push_back(g + c);
+    for (int q = 0; q < comm_->size(); ++q)
+      patches.insert(patches.end(), x.receive[q].begin() + x.receive_same[q], x.receive[q].end());
+    std::vector<int> fields(mesh_->fields().size());
+    std::iota(fields.begin(), fields.end(), 0);
+    const std::vector<Real> nan(patches.size() * fields.size() * mesh::kPatchCells,
+                                std::numeric_limits<Real>::quiet_NaN());
+    for (int slot = 0; slot < 2; ++slot) resident_->write_fields(*mesh_, patches, slot, fields, nan);
+  }
+  halo.start(mesh_->current_slot(level));
 }
 
 void Simulation::finish_buffers(int level, parallel::PendingExchange& pending) const {

@@ -31,7 +31,7 @@ std::vector<std::vector<std::uint32_t>> Simulation::flag_on_device() {
   if (ranks)
     for (int level = 0; level < levels; ++level) {
       exec::DeviceHalo& halo = *halos_.at(level);
-      halo.start(mesh_->current_slot(level));
+      start_halo(halo, level);
       halo.finish();
     }
   for (int level = 0; level < levels; ++level) {

@@ -243,7 +243,7 @@ void Simulation::advance(int level, double time, double dt, double coarse_weight
       using Clock = std::chrono::steady_clock;
       const auto t0 = Clock::now();
       ScopedTimer t(timers_, Stage::kExchange);
-      halo->start(mesh_->current_slot(level));
+      start_halo(*halo, level);
       halo_pending = true;
       const auto started = Clock::now();
       halo_times_.exposed += std::chrono::duration<double>(started - t0).count();
@@ -418,7 +418,7 @@ void Simulation::solve_gravity(bool refined) {
     comm_->agree(nullptr);
     exec::DeviceHalo& halo = *halos_.at(level);
     const auto t0 = std::chrono::steady_clock::now();
-    halo.start(mesh_->current_slot(level));
+    start_halo(halo, level);
     halo.finish();
     halo_times_.exposed +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -503,7 +503,9 @@ void Simulation::solve_gravity(bool refined) {
       kept[level - 1] = gravity::keep_potential(*mesh_, level - 1, phi, own(level - 1));
       terms[level - 1] = gravity::fine_terms(*mesh_, level - 1, phi, source, four_pi_g,
                                              gravity_.get(), own(level));
-      if (ranks) gravity::exchange_terms(*mesh_, level - 1, terms[level - 1], *comm_, partition_);
+      if (ranks)
+        terms_sent_ +=
+            gravity::exchange_terms(*mesh_, level - 1, terms[level - 1], *comm_, partition_);
       refresh(level - 1);  // the potential around each patch of the level below
       gravity::correction_source(*mesh_, level - 1, phi, source, four_pi_g, terms[level - 1],
                                  gravity_.get(), own(level - 1));

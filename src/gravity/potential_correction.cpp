@@ -235,8 +235,8 @@ std::vector<int> term_readers(const mesh::Mesh& m, const parallel::Partition& pa
   return r;
 }
 
-void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, parallel::Comm& comm,
-                    const parallel::Partition& part) {
+long long exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms,
+                         parallel::Comm& comm, const parallel::Partition& part) {
   const int rank = comm.rank();
   constexpr std::size_t n = CorrectionTerms::kReals;
   // Both sides walk the finer level's groups in canonical order.
@@ -248,10 +248,12 @@ void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, para
     }
   };
   std::vector<std::vector<double>> send(comm.size());
+  long long sent = 0;
   each([&](int p, int from, int to) {
     if (from != rank) return;
     const double* t = terms.at(p);
     send[to].insert(send[to].end(), t, t + n);
+    ++sent;
   });
   const auto got = comm.exchange(std::move(send));
   std::vector<std::size_t> at(comm.size(), 0);
@@ -264,6 +266,7 @@ void exchange_terms(const mesh::Mesh& m, int level, CorrectionTerms& terms, para
     std::copy_n(got[from].data() + at[from], n, terms.add(p));
     at[from] += n;
   });
+  return sent;
 }
 
 void correction_source(mesh::Mesh& m, int level, int phi_field, int source_field, double four_pi_g,

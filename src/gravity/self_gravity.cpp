@@ -20,6 +20,8 @@
 #include "tessera/exec/resident.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/mesh/prolongation.hpp"
+#include "tessera/parallel/comm.hpp"
+#include "tessera/parallel/partition.hpp"
 
 namespace tessera::gravity {
 
@@ -393,35 +395,33 @@ double SelfGravity::root_acceleration_speed(const mesh::Mesh& m) const {
 
 double SelfGravity::potential_energy(const mesh::Mesh& m) const {
   make_host_current();  // a resident root's last solve ran on the GPU
-  // Summed per z-plane of the root grid, then in order: the same bits whatever the threads.
-  const int n0 = n_[0], n1 = n_[1], n2 = n_[2];
-  std::vector<double> plane(n2, 0.0);
-  std::vector<double> rho(std::size_t(n0) * n1 * n2);
-  for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
-    const Real* u = m.current(p);
+  // Each root patch's sum of (rho - mean) phi, keyed by its canonical position and added in
+  // that order (Comm::ordered_sum): the same bits whatever the threads and the ranks. A rank
+  // sums its own root patches, whose potential it holds (with slabs, phi_ holds the boxes
+  // around its families): neither the density nor the potential of the whole grid is
+  // gathered on every rank.
+  const std::vector<int> order = m.canonical_order();
+  const int rank = comm_ ? comm_->rank() : 0;
+  std::vector<std::int64_t> keys;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    if (m.patch(order[i]).level == 0 && (!comm_ || partition_->owns(rank, order[i])))
+      keys.push_back(static_cast<std::int64_t>(i));
+  std::vector<double> sums(keys.size(), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::size_t n = 0; n < keys.size(); ++n) {
+    const int p = order[keys[n]];
+    const auto& c = m.patch(p).corner;
+    const Real* rho = m.current(p);
+    double s = 0;
     for (int k = 0; k < kN; ++k)
       for (int j = 0; j < kN; ++j)
         for (int i = 0; i < kN; ++i)
-          rho[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = u[(k * kN + j) * kN + i];
-  });
-  gather_root(m, rho);
-  // With slabs a rank holds only the potential it reads: the whole grid's is gathered here.
-  std::vector<double> whole;
-  if (slab_solver_) {
-    whole.resize(phi_.size());
-    slab_solver_->gather_ghosted(whole.data());
+          s += (double(rho[(k * kN + j) * kN + i]) - mean_) *
+               phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)];
+    sums[n] = s;
   }
-  const std::vector<double>& phi = slab_solver_ ? whole : phi_;
-#pragma omp parallel for schedule(static)
-  for (int k = 0; k < n2; ++k) {
-    double s = 0;
-    for (int j = 0; j < n1; ++j)
-      for (int i = 0; i < n0; ++i)
-        s += (rho[(std::size_t(k) * n1 + j) * n0 + i] - mean_) * phi[ghosted(i, j, k)];
-    plane[k] = s;
-  }
-  double w = 0;
-  for (const double s : plane) w += s;
+  const double w = comm_ ? comm_->ordered_sum(keys, sums, 1)[0]
+                         : parallel::serial_comm().ordered_sum(keys, sums, 1)[0];
   return 0.5 * w * h_ * h_ * h_;
 }
 

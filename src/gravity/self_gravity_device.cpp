@@ -16,6 +16,7 @@
 #include "tessera/exec/resident.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/gravity/self_gravity.hpp"
+#include "tessera/parallel/comm.hpp"
 
 namespace tessera::gravity {
 
@@ -87,6 +88,8 @@ DeviceCorrection& SelfGravity::device_correction(const mesh::Mesh& m, exec::Devi
         const int from = partition_->owner(g);
         const std::vector<int> readers = term_readers(m, *partition_, m.patch(g).parent);
         if (from == rank) {
+          // (A group this rank owns that its device tables lack: read_terms refuses it,
+          // agreed with the other ranks before the exchange.)
           for (const int to : readers)
             if (to != rank) plan.send[to].push_back(index[g / mesh::kFamilySize]);
         } else if (std::binary_search(readers.begin(), readers.end(), rank)) {
@@ -108,29 +111,36 @@ void SelfGravity::exchange_device_terms(DeviceCorrection& c, const TermsPlan& pl
   constexpr std::size_t n = CorrectionTerms::kReals;
   const int ranks = comm_->size();
   // One read of every group that goes out, split per peer.
-  std::vector<int> out;
-  for (const auto& list : plan.send) out.insert(out.end(), list.begin(), list.end());
-  std::vector<double> read;
-  c.read_terms(out, read);
+  // A failure on one rank is agreed before the exchange and after it, so that all ranks
+  // stop together instead of some waiting in a collective that a failed one never enters.
   std::vector<std::vector<double>> send(ranks);
-  std::size_t at = 0;
-  for (int q = 0; q < ranks; ++q) {
-    send[q].assign(read.begin() + at * n, read.begin() + (at + plan.send[q].size()) * n);
-    at += plan.send[q].size();
-  }
+  parallel::agreed(*comm_, [&] {
+    std::vector<int> out;
+    for (const auto& list : plan.send) out.insert(out.end(), list.begin(), list.end());
+    std::vector<double> read;
+    c.read_terms(out, read);
+    device_terms_sent_ += static_cast<long long>(out.size());
+    std::size_t at = 0;
+    for (int q = 0; q < ranks; ++q) {
+      send[q].assign(read.begin() + at * n, read.begin() + (at + plan.send[q].size()) * n);
+      at += plan.send[q].size();
+    }
+  });
   const auto got = comm_->exchange(std::move(send));
-  std::vector<double> in(std::size_t(plan.groups - plan.computed) * n);
-  for (int q = 0; q < ranks; ++q) {
-    if (got[q].size() != plan.receive[q].size() * n)
-      throw Error(ErrorKind::kInternal,
-                  strprintf("the potential correction's terms: rank %d sent %zu values, %zu "
-                            "expected",
-                            q, got[q].size(), plan.receive[q].size() * n));
-    for (std::size_t i = 0; i < plan.receive[q].size(); ++i)
-      std::copy_n(got[q].data() + i * n, n,
-                  in.data() + std::size_t(plan.receive[q][i] - plan.computed) * n);
-  }
-  c.write_terms(plan.computed, in);
+  parallel::agreed(*comm_, [&] {
+    std::vector<double> in(std::size_t(plan.groups - plan.computed) * n);
+    for (int q = 0; q < ranks; ++q) {
+      if (got[q].size() != plan.receive[q].size() * n)
+        throw Error(ErrorKind::kInternal,
+                    strprintf("the potential correction's terms: rank %d sent %zu values, %zu "
+                              "expected",
+                              q, got[q].size(), plan.receive[q].size() * n));
+      for (std::size_t i = 0; i < plan.receive[q].size(); ++i)
+        std::copy_n(got[q].data() + i * n, n,
+                    in.data() + std::size_t(plan.receive[q][i] - plan.computed) * n);
+    }
+    c.write_terms(plan.computed, in);
+  });
 }
 
 void SelfGravity::device_clear_correction(mesh::Mesh& m, exec::DeviceMesh& dm) const {

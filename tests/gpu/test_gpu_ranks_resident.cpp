@@ -22,15 +22,17 @@ namespace {
 // process sharing the GPU; their buffer patches go through page-locked host memory and the
 // in-process Comm) keep their data on the GPU, step the groups that read no other rank's
 // patch while the halo travels, and end with every owned patch of every level equal to one
-// rank's resident run, bit for bit (families found by level and position). Without the
-// halo's unpack (or with a stale buffer) the ranks' boundary groups read old neighbours and
-// differ. Adaptive runs add the coarser level's patches in both time levels to each
+// rank's resident run, bit for bit (families found by level and position). The device
+// copies of other ranks' patches are set to NaN before each halo (and the host's before
+// each host exchange): what no halo delivered cannot be read unnoticed. Without the halo's
+// unpack (or with a stale buffer) the ranks' boundary groups read NaN and differ. Adaptive runs add the coarser level's patches in both time levels to each
 // refined level's halo, the fine sums of other ranks' flux registers and the restricted
 // parents of other ranks' families (sent to their ranks), and regrids on the host.
 // min_added: the families the one-rank run's regrids must add at least (each regrid then
-// makes its data on the GPUs: prolongations, and moves between ranks).
+// makes its data on the GPUs: prolongations, and moves between ranks). min_terms: the
+// potential correction's terms the ranks must have sent at least (summed over the ranks).
 void expect_resident_ranks_match(const std::string& file, const std::vector<std::string>& ov,
-                                 long long min_added = 0) {
+                                 long long min_added = 0, long long min_terms = 0) {
   set_log_quiet(true);
   std::vector<std::string> all = {"run.backend=cuda", "gpu.resident=on", "output.enabled=false"};
   all.insert(all.end(), ov.begin(), ov.end());
@@ -48,17 +50,19 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
     for (const int g : ref.groups(level)) families[{level, ref.patch(g).coord()}] = g;
   for (const int n : {2, 3, 4}) {
     std::vector<long long> compared(n, 0), differing(n, 0), missing(n, 0), regrids(n, 0),
-        device_regrids(n, 0), migrated(n, 0);
+        device_regrids(n, 0), migrated(n, 0), terms(n, 0);
     std::vector<int> resident(n, 0);
     parallel::VirtualRanks vr(n);
     vr.run([&](parallel::Comm& comm) {
       evolve::Simulation sim(params, comm);
       if (!sim.device_resident()) throw Error(ErrorKind::kInternal, "not device-resident");
+      sim.set_poison_foreign_patches(true);
       sim.run();
       resident[comm.rank()] = sim.device_resident();
       regrids[comm.rank()] = sim.regrid_count();
       device_regrids[comm.rank()] = sim.regrid_stats().device_regrids;
       migrated[comm.rank()] = sim.regrid_stats().families_migrated;
+      terms[comm.rank()] = sim.correction_terms_sent().device;
       const mesh::Mesh& m = sim.mesh();
       for (int level = 0; level < m.num_levels(); ++level)
         for (const int g : m.groups(level)) {
@@ -94,6 +98,13 @@ void expect_resident_ranks_match(const std::string& file, const std::vector<std:
           << file << ", " << n << " ranks: rank " << r;
     }
     EXPECT_EQ(total, ref.num_patches()) << file << ", " << n << " ranks";
+    // Adaptive self-gravity with the correction: its terms went between the ranks (from
+    // the GPUs: the first solve, at set-up, is the host's).
+    if (min_terms > 0) {
+      long long sent = 0;
+      for (int r = 0; r < n; ++r) sent += terms[r];
+      EXPECT_GE(sent, min_terms) << file << ", " << n << " ranks";
+    }
   }
 }
 
@@ -161,20 +172,30 @@ TEST(GpuResident, SelfGravityOnVirtualRanksEqualsOneRank) {
 // finer levels' terms read from one rank's GPU and written to the GPUs of the ranks that
 // assemble the coarser level's source. Isolated: a blob crossing three levels, regridded
 // every root step; periodic: the Jeans wave on two levels (as the host's ranks test them,
-// tests/regression/test_virtual_ranks.cpp). Without the terms' exchange, or a halo refresh,
-// the sources of the ranks' boundary patches differ.
+// tests/regression/test_virtual_ranks.cpp), the terms sent from the GPUs; and the blob
+// without the correction. Without the terms' exchange, or a halo refresh, the sources of
+// the ranks' boundary patches differ.
 TEST(GpuResident, AdaptiveSelfGravityOnVirtualRanksEqualsOneRank) {
   expect_resident_ranks_match(
       "blob/blob.toml",
       {"mesh.nx=[16,16,16]", "mesh.xmax=[0.5,0.5,0.5]", "problem.center=[0.15,0.25,0.25]",
        "problem.velocity=[2,0.5,0]", "problem.width=0.05", "amr.regrid_interval=1",
        "amr.max_level=2", "gravity.enabled=true", "run.max_steps=4"},
-      4);
+      4, 1);
   expect_resident_ranks_match(
       "jeans_wave/jeans_wave.toml",
       {"mesh.nx=[32,16,16]", "mesh.xmax=[1,0.5,0.5]", "hydro.cfl=0.3", "amr.max_level=1",
        "amr.density_refine=[1.0]", "amr.lohner_refine=[0]", "amr.lohner_derefine=[0]",
-       "amr.flag_buffer=0", "run.max_steps=8"});
+       "amr.flag_buffer=0", "run.max_steps=8"},
+      0, 1);
+  // Without the correction: each refined level solved once from the coarser one.
+  expect_resident_ranks_match(
+      "blob/blob.toml",
+      {"mesh.nx=[16,16,16]", "mesh.xmax=[0.5,0.5,0.5]", "problem.center=[0.15,0.25,0.25]",
+       "problem.velocity=[2,0.5,0]", "problem.width=0.05", "amr.regrid_interval=1",
+       "amr.max_level=2", "gravity.enabled=true", "gravity.potential_correction=false",
+       "run.max_steps=4"},
+      4);
 }
 
 // Virtual ranks share the one GPU: each plans its device copies within its share of the

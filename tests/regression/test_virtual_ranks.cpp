@@ -157,6 +157,7 @@ void expect_outputs_equal_on_virtual_ranks(
     const Params p = params_for(dir);
     parallel::VirtualRanks vr(ranks);
     std::atomic<long> held{0}, families{0};
+    std::atomic<long long> terms{0};
     vr.run([&](parallel::Comm& comm) {
       evolve::Simulation sim(p, comm);
       sim.set_poison_foreign_patches(true);
@@ -172,6 +173,7 @@ void expect_outputs_equal_on_virtual_ranks(
       EXPECT_TRUE(sim.mesh().sparse());
       EXPECT_LE(sim.mesh().held_families(), all);
       held += sim.mesh().held_families();
+      terms += sim.correction_terms_sent().host;
       if (comm.rank() == 0) families = all;
       // The potential energy sums rho phi over the whole root grid.
       const std::optional<double> w = sim.potential_energy();
@@ -186,6 +188,11 @@ void expect_outputs_equal_on_virtual_ranks(
         EXPECT_TRUE(same_bits(d.mean_relative, div.mean_relative)) << ranks << " ranks";
       }
     });
+    // Adaptive self-gravity: the potential correction's terms went between the ranks (the
+    // CPU backend: from the hosts).
+    if (energy && serial.mesh().num_levels() > 1) {
+      EXPECT_GT(terms.load(), 0) << name << ", " << ranks << " ranks";
+    }
     // On 7 ranks the stores together hold less than 7 whole meshes (a mesh of fewer than
     // 16 families may be every rank's neighbourhood).
     if (ranks == 7 && families >= 16) {

@@ -135,6 +135,13 @@ class Simulation {
     long long device_regrids = 0;
   };
   const RegridStats& regrid_stats() const { return regrid_stats_; }
+  // Several ranks, adaptive self-gravity: the finer groups' potential-correction terms this
+  // rank sent to the ranks that assemble a coarser level's source, from the host and from
+  // the GPU (a group counted once per rank it went to).
+  struct TermsSent {
+    long long host = 0, device = 0;
+  };
+  TermsSent correction_terms_sent() const;
   // Checks the mesh invariants and restriction after every regrid (tests; always on in
   // debug builds). Throws tessera::Error(kInternal) on a violation.
   void set_verify_mesh(bool verify) { verify_mesh_ = verify; }
@@ -218,6 +225,12 @@ class Simulation {
   // Both time levels of the families of `level` for which foreign(first patch) holds set
   // to NaN (set_poison_foreign_patches).
   void poison_families(int level, const std::function<bool(int)>& foreign) const;
+  // A device-resident level's halo started (DeviceHalo::start on the current slot); with
+  // set_poison_foreign_patches, the device copies of the patches it delivers (other ranks'
+  // families of the level, the coarser level's patches of its plan) set to NaN first, in
+  // both time levels, as start_buffers does on the host: what no halo delivered cannot be
+  // read unnoticed.
+  void start_halo(exec::DeviceHalo& halo, int level) const;
   // Replaces the data of every parent of `level`'s families by their average (several
   // ranks: each rank averages its families and sends each parent's to its rank).
   void restrict_level(int level);
@@ -397,6 +410,7 @@ class Simulation {
   int gpu_sharers_ = 1;  // ranks of the run on this rank's GPU, itself included
   int regrid_count_ = 0;
   RegridStats regrid_stats_;
+  long long terms_sent_ = 0;  // correction_terms_sent's, from the host
 #ifdef NDEBUG
   bool verify_mesh_ = false;
 #else

@@ -100,8 +100,9 @@ CorrectionTerms fine_terms(const mesh::Mesh& mesh, int level, int phi_field, int
 
 // Several ranks: the rank of each group of level + 1 sends its parent's terms to the ranks
 // that read them: the parent's and those of its six face neighbours (correction_source's
-// stencil reaches one patch along each axis). Packed per peer in canonical order.
-void exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms, parallel::Comm& comm,
+// stencil reaches one patch along each axis). Packed per peer in canonical order. Returns
+// the number of groups' terms this rank sent.
+long long exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms, parallel::Comm& comm,
                     const parallel::Partition& partition);
 // The ranks that read covered patch p's terms (sorted): p's and its face neighbours'.
 std::vector<int> term_readers(const mesh::Mesh& mesh, const parallel::Partition& partition, int p);
@@ -241,6 +242,9 @@ class SelfGravity {
                            const std::function<void(int)>& refresh) const;
   void device_correct_up(mesh::Mesh& mesh, exec::DeviceMesh& resident, int level,
                          const std::function<void(int)>& refresh) const;
+  // The finer groups' terms this rank's device correction sent to other ranks (a group
+  // counted once per rank it went to).
+  long long device_terms_sent() const { return device_terms_sent_; }
   // The largest sqrt(h |g|) on `level` (the time step's gravity speed, as the kicks report
   // it) of the last solves, for the first step's time step; on a refined level over
   // `groups` (all of them when null).
@@ -338,6 +342,7 @@ class SelfGravity {
   mutable std::vector<double> phi_prev_;
   mutable std::unique_ptr<DeviceRootGravity> device_;
   mutable bool host_current_ = true;
+  mutable long long device_terms_sent_ = 0;
   mutable bool device_current_ = false;
   // The GPU's copy, made current from the host's.
   void make_device_current() const;
