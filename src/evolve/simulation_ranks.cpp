@@ -402,7 +402,8 @@ void Simulation::start_halo(exec::DeviceHalo& halo, int level) const {
     std::iota(fields.begin(), fields.end(), 0);
     const std::vector<Real> nan(patches.size() * fields.size() * mesh::kPatchCells,
                                 std::numeric_limits<Real>::quiet_NaN());
-    for (int slot = 0; slot < 2; ++slot) resident_->write_fields(*mesh_, patches, slot, fields, nan);
+    for (int slot = 0; slot < 2; ++slot)
+      resident_->write_fields(*mesh_, patches, slot, fields, nan);
   }
   halo.start(mesh_->current_slot(level));
 }

@@ -25,9 +25,10 @@ namespace {
 // rank's resident run, bit for bit (families found by level and position). The device
 // copies of other ranks' patches are set to NaN before each halo (and the host's before
 // each host exchange): what no halo delivered cannot be read unnoticed. Without the halo's
-// unpack (or with a stale buffer) the ranks' boundary groups read NaN and differ. Adaptive runs add the coarser level's patches in both time levels to each
-// refined level's halo, the fine sums of other ranks' flux registers and the restricted
-// parents of other ranks' families (sent to their ranks), and regrids on the host.
+// unpack (or with a stale buffer) the ranks' boundary groups read NaN and differ. Adaptive
+// runs add the coarser level's patches in both time levels to each refined level's halo,
+// the fine sums of other ranks' flux registers and the restricted parents of other ranks'
+// families (sent to their ranks), and regrids.
 // min_added: the families the one-rank run's regrids must add at least (each regrid then
 // makes its data on the GPUs: prolongations, and moves between ranks). min_terms: the
 // potential correction's terms the ranks must have sent at least (summed over the ranks).

@@ -102,8 +102,8 @@ CorrectionTerms fine_terms(const mesh::Mesh& mesh, int level, int phi_field, int
 // that read them: the parent's and those of its six face neighbours (correction_source's
 // stencil reaches one patch along each axis). Packed per peer in canonical order. Returns
 // the number of groups' terms this rank sent.
-long long exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms, parallel::Comm& comm,
-                    const parallel::Partition& partition);
+long long exchange_terms(const mesh::Mesh& mesh, int level, CorrectionTerms& terms,
+                         parallel::Comm& comm, const parallel::Partition& partition);
 // The ranks that read covered patch p's terms (sorted): p's and its face neighbours'.
 std::vector<int> term_readers(const mesh::Mesh& mesh, const parallel::Partition& partition, int p);
 
