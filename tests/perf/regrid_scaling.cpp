@@ -1,7 +1,9 @@
 // Regrid cost against mesh size at a fixed number of changed families: the incremental
 // regrid (Mesh::apply_hierarchy + prolongation of the new families) beside a rebuild from
 // scratch (a new mesh from the hierarchy, every family copied or prolonged: what a regrid
-// did before it was incremental), and the flux-register rebuild that follows either.
+// did before it was incremental), and the flux-register rebuild that follows either; and
+// the change of the structure alone (a store holding no family, as on a rank none of whose
+// families changed: the part of a regrid every rank of a run repeats).
 //
 //   tessera_regrid_scaling [ROOT ...]      (default: 64 96 128 160; ROOT >= 64)
 //
@@ -50,8 +52,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) roots.push_back(std::atoi(argv[i]));
   if (roots.empty()) roots = {64, 96, 128, 160};
   constexpr int kChanged = 64;
-  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s\n", "root", "patches", "cells", "changed",
-              "incr add ms", "incr del ms", "rebuild ms", "registers ms");
+  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s\n", "root", "patches",
+              "cells", "changed", "incr add ms", "incr del ms", "rebuild ms", "registers ms",
+              "struct add ms", "struct del ms");
   for (int n : roots) {
     Geometry geo;
     geo.xmin = {0, 0, 0};
@@ -71,7 +74,10 @@ int main(int argc, char** argv) {
     Mesh m(geo, hydro_fields(true, 0), base);
     for (int p = 0; p < m.num_patches(); ++p)
       for (std::size_t i = 0; i < m.patch_reals(); ++i) m.current(p)[i] = Real(1 + (p + i) % 7);
-    std::vector<double> add, del, full, regs;
+    // The structure alone (a store that holds no family: a rank of many, none of whose
+    // families changed): what every rank repeats at each regrid.
+    Mesh bare(geo, hydro_fields(true, 0), base, false);
+    std::vector<double> add, del, full, regs, bare_add, bare_del;
     for (int rep = 0; rep < 5; ++rep) {
       auto t0 = std::chrono::steady_clock::now();
       const MeshChange a = m.apply_hierarchy(grown);
@@ -89,10 +95,19 @@ int main(int argc, char** argv) {
       const MeshChange d = m.apply_hierarchy(base);
       del.push_back(seconds_since(t0));
       if (d.removed_families != kChanged) return std::fprintf(stderr, "unexpected change\n"), 1;
+      t0 = std::chrono::steady_clock::now();
+      const MeshChange ba = bare.apply_hierarchy(grown);
+      bare_add.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const MeshChange bd = bare.apply_hierarchy(base);
+      bare_del.push_back(seconds_since(t0));
+      if (ba.added_families != kChanged || bd.removed_families != kChanged || bare.held_families())
+        return std::fprintf(stderr, "unexpected change of the structure\n"), 1;
     }
-    std::printf("%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f\n", n, m.num_patches(),
-                m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
-                1e3 * median(full), 1e3 * median(regs));
+    std::printf("%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f | %14.3f %14.3f\n", n,
+                m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add),
+                1e3 * median(del), 1e3 * median(full), 1e3 * median(regs),
+                1e3 * median(bare_add), 1e3 * median(bare_del));
   }
   return 0;
 }
