@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) roots.push_back(std::atoi(argv[i]));
   if (roots.empty()) roots = {64, 96, 128, 160};
   constexpr int kChanged = 64;
-  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s\n", "root", "patches",
-              "cells", "changed", "incr add ms", "incr del ms", "rebuild ms", "registers ms",
+  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s\n", "root", "patches", "cells",
+              "changed", "incr add ms", "incr del ms", "rebuild ms", "registers ms",
               "struct add ms", "struct del ms");
   for (int n : roots) {
     Geometry geo;
@@ -105,9 +105,9 @@ int main(int argc, char** argv) {
         return std::fprintf(stderr, "unexpected change of the structure\n"), 1;
     }
     std::printf("%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f | %14.3f %14.3f\n", n,
-                m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add),
-                1e3 * median(del), 1e3 * median(full), 1e3 * median(regs),
-                1e3 * median(bare_add), 1e3 * median(bare_del));
+                m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
+                1e3 * median(full), 1e3 * median(regs), 1e3 * median(bare_add),
+                1e3 * median(bare_del));
   }
   return 0;
 }
