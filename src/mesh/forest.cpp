@@ -177,19 +177,22 @@ void Forest::move_family(int from, int to) {
     if (!m.is_leaf())
       for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
   }
-  const int level = patches_[to].level;
   if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
-  auto& groups = groups_[level];
-  *std::find(groups.begin(), groups.end(), from) = to;
+  // (The level's list of groups is brought up to date by apply_hierarchy, once for all the
+  // moves: searching it here would cost the whole level per move.)
   for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
 }
 
-void Forest::sort_groups(int level) {
+void Forest::sort_groups(int level, std::size_t sorted) {
   auto& groups = groups_[level];
   std::vector<std::pair<std::uint64_t, int>> keyed(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i)
     keyed[i] = {family_key(patches_[groups[i]]), groups[i]};
-  std::sort(keyed.begin(), keyed.end());
+  // The first `sorted` are in order already (the families a regrid kept): only the rest is
+  // sorted, then merged in.
+  sorted = std::min(sorted, keyed.size());
+  std::sort(keyed.begin() + sorted, keyed.end());
+  std::inplace_merge(keyed.begin(), keyed.begin() + sorted, keyed.end());
   for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = keyed[i].second;
 }
 
@@ -200,19 +203,29 @@ ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
   ForestChange fc;
   MeshChange& change = fc.mesh;
   fc.patches_before = patches_.size();
-  // Wanted families per level, as keys of their parent coordinates.
-  std::vector<std::unordered_set<std::uint64_t>> wanted(refined.size() + 1);
-  for (std::size_t l = 0; l < refined.size(); ++l)
-    for (const auto& pc : refined[l]) wanted[l + 1].insert(key(int(l), pc));
+  // The parents the hierarchy lists that exist now, found once in the forest's own map
+  // (nothing else is made per listed family: the hierarchy is handed over whole at every
+  // regrid, so this is the part of its cost that grows with the mesh), and marked: their
+  // families stay. A parent not found is new, refined in this regrid a level coarser.
+  std::vector<std::vector<int>> listed(refined.size());
+  std::vector<char> wanted(patches_.size(), 0);
+  for (std::size_t l = 0; l < refined.size(); ++l) {
+    listed[l].resize(refined[l].size());
+    for (std::size_t i = 0; i < refined[l].size(); ++i) {
+      const auto it = lookup_.find(key(int(l), refined[l][i]));
+      listed[l][i] = it == lookup_.end() ? kNoPatch : it->second;
+      if (it != lookup_.end()) wanted[it->second] = 1;
+    }
+  }
   std::vector<int> free_slots;
+  // The families kept at each level, in their (canonical) order.
+  std::vector<std::size_t> kept_groups(groups_.size(), 0);
   // Removal, finest level first: children go before their parents.
   for (int level = num_levels() - 1; level >= 1; --level) {
     auto& groups = groups_[level];
-    const bool listed = level < static_cast<int>(wanted.size());
     std::size_t kept = 0;
     for (const int g : groups) {
-      const PatchCoord parent = patches_[patches_[g].parent].coord();
-      if (listed && wanted[level].count(key(level - 1, parent))) {
+      if (wanted[patches_[g].parent]) {
         groups[kept++] = g;
         continue;
       }
@@ -222,6 +235,7 @@ ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
       ++change.removed_families;
     }
     groups.resize(kept);
+    kept_groups[level] = kept;
   }
   while (num_levels() > 1 && groups_.back().empty()) groups_.pop_back();
   fc.levels_kept = num_levels();
@@ -231,16 +245,24 @@ ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
   change.added.resize(refined.size() + 1);
   for (std::size_t l = 0; l < refined.size(); ++l) {
     const int level = static_cast<int>(l) + 1;
-    for (const auto& pc : refined[l]) {
-      if (lookup_.count(key(level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}))) continue;
-      const auto parent = lookup_.find(key(level - 1, pc));
-      if (parent == lookup_.end())
+    for (std::size_t i = 0; i < refined[l].size(); ++i) {
+      const PatchCoord& pc = refined[l][i];
+      // The parent found before the removals, if it is still that patch; else (new in this
+      // regrid, or a slot reused since) looked up again.
+      int parent = listed[l][i];
+      if (parent == kNoPatch || patches_[parent].level != level - 1 ||
+          patches_[parent].coord() != pc) {
+        const auto it = lookup_.find(key(level - 1, pc));
+        parent = it == lookup_.end() ? kNoPatch : it->second;
+      }
+      if (parent == kNoPatch)
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
+      if (!patches_[parent].is_leaf()) continue;  // its family exists
       if (level >= num_levels()) groups_.resize(level + 1);
       int slot = num_patches();
       if (!free_slots.empty()) slot = free_slots.back(), free_slots.pop_back();
-      place_family(slot, level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent->second);
+      place_family(slot, level, {2 * pc[0], 2 * pc[1], 2 * pc[2]}, parent);
       link_family(slot);
       groups_[level].push_back(slot);
       change.added[level].push_back(slot);
@@ -262,7 +284,23 @@ ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
     while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
   }
   fc.patches_after = patches_.size();
-  for (int level = 1; level < num_levels(); ++level) sort_groups(level);
+  // The moved families' new positions in their levels' lists: every family beyond the
+  // final size was moved (the last families filled the holes), and only those.
+  if (!fc.moves.empty()) {
+    std::vector<std::pair<int, int>> moves = fc.moves;
+    std::sort(moves.begin(), moves.end());
+    for (int level = 1; level < num_levels(); ++level)
+      for (int& g : groups_[level])
+        if (g >= static_cast<int>(fc.patches_after)) {
+          const auto it =
+              std::lower_bound(moves.begin(), moves.end(), std::pair<int, int>{g, kNoPatch});
+          if (it == moves.end() || it->first != g)
+            throw Error(ErrorKind::kInternal, "a family beyond the forest's end was not moved");
+          g = it->second;
+        }
+  }
+  for (int level = 1; level < num_levels(); ++level)
+    sort_groups(level, level < static_cast<int>(kept_groups.size()) ? kept_groups[level] : 0);
   change.added.resize(groups_.size());
   // Only the rows of families whose links or positions changed (the regrid's cost follows the
   // changes, not the mesh).

@@ -134,7 +134,8 @@ class Forest {
   void link_family(int first_patch);
   void unlink_family(int first_patch);
   void move_family(int from, int to);
-  void sort_groups(int level);
+  // Canonical order of a level's groups, the first `sorted` of which are in it already.
+  void sort_groups(int level, std::size_t sorted);
 
   Geometry geometry_;
   std::vector<PatchMeta> patches_;
