@@ -189,8 +189,9 @@ void Forest::sort_groups(int level, std::size_t sorted) {
   for (std::size_t i = 0; i < groups.size(); ++i)
     keyed[i] = {family_key(patches_[groups[i]]), groups[i]};
   // The first `sorted` are in order already (the families a regrid kept): only the rest is
-  // sorted, then merged in.
+  // sorted, then merged in (all of it, should they not be: a check in one pass).
   sorted = std::min(sorted, keyed.size());
+  if (!std::is_sorted(keyed.begin(), keyed.begin() + sorted)) sorted = 0;
   std::sort(keyed.begin() + sorted, keyed.end());
   std::inplace_merge(keyed.begin(), keyed.begin() + sorted, keyed.end());
   for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = keyed[i].second;
