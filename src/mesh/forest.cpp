@@ -160,7 +160,9 @@ void Forest::unlink_family(int first_patch) {
 }
 
 // Moves the family at `from` into the free position `to`: its metadata and every link
-// that points to it (the store moves the data: Forest::apply_hierarchy).
+// that points to it (the store moves the data: Forest::apply_hierarchy). Not its entry in
+// its level's list of groups: apply_hierarchy, its only caller, fixes those once after all
+// its moves.
 void Forest::move_family(int from, int to) {
   for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
   touch(to);
