@@ -420,8 +420,7 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
                phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)];
     sums[n] = s;
   }
-  const double w = comm_ ? comm_->ordered_sum(keys, sums, 1)[0]
-                         : parallel::serial_comm().ordered_sum(keys, sums, 1)[0];
+  const double w = (comm_ ? *comm_ : parallel::serial_comm()).ordered_sum(keys, sums, 1)[0];
   return 0.5 * w * h_ * h_ * h_;
 }
 
