@@ -258,13 +258,13 @@ void check_initial_memory(const Params& params, const MemoryEstimate& e) {
 }
 
 void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_t old_patches,
-                       std::size_t old_capacity_patches, const mesh::Hierarchy& next,
+                       std::size_t old_capacity_patches, const std::vector<std::size_t>& next,
                        bool keep_old) {
   std::size_t patches = static_cast<std::size_t>(e.root_patches);
   std::string per_level;
   for (std::size_t l = 0; l < next.size(); ++l) {
-    patches += next[l].size() * mesh::kFamilySize;
-    per_level += strprintf("%s%zu", l ? ", " : "", next[l].size() * mesh::kFamilySize);
+    patches += next[l] * mesh::kFamilySize;
+    per_level += strprintf("%s%zu", l ? ", " : "", next[l] * mesh::kFamilySize);
   }
   // The pool (two slots) grows geometrically: a growth beyond its capacity holds the old
   // and the new storage at once while copying. Memory counts where it is touched: the

@@ -193,21 +193,25 @@ std::uint32_t flag_patch(const mesh::Mesh& m, int p, const FamilyHalo& family, i
   return marks;
 }
 
-std::uint64_t pack(mesh::PatchCoord pc) {
+}  // namespace
+
+std::uint64_t mark_key(mesh::PatchCoord pc) {
   return (std::uint64_t(pc[2]) << 42) | (std::uint64_t(pc[1]) << 21) | std::uint64_t(pc[0]);
 }
 
-mesh::PatchCoord unpack(std::uint64_t k) {
+mesh::PatchCoord mark_coord(std::uint64_t k) {
   const std::uint64_t mask = (1u << 21) - 1;
   return {int(k & mask), int((k >> 21) & mask), int((k >> 42) & mask)};
 }
 
-void sort_unique(std::vector<std::uint64_t>& v) {
+void sort_marks(std::vector<std::uint64_t>& v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-}  // namespace
+mesh::PatchCoord parent_coord(mesh::PatchCoord pc) {
+  return {floor_div(pc[0], 2), floor_div(pc[1], 2), floor_div(pc[2], 2)};
+}
 
 RefinementParams RefinementParams::from_params(const Params& p) {
   RefinementParams rp;
@@ -323,11 +327,8 @@ double lohner_estimator(const double s[3][3][3], double filter) {
   return lohner_estimator(&s[1][1][1], stride, filter);
 }
 
-namespace {
-
-// Every rank's flagged patch coordinates, per level (their union is what one rank flags;
-// the order does not matter, they are sorted and made unique next).
-void gather_flags(std::vector<std::vector<std::uint64_t>>& refine, parallel::Comm& comm) {
+// Every rank's lists, per level, concatenated in rank order.
+void gather_marks(Marks& refine, parallel::Comm& comm) {
   std::vector<double> mine;
   for (const auto& level : refine) {
     mine.push_back(double(level.size()));
@@ -349,8 +350,6 @@ void gather_flags(std::vector<std::vector<std::uint64_t>>& refine, parallel::Com
   }
 }
 
-}  // namespace
-
 std::optional<kernels::FlagCriteria> device_flag_criteria(const RefinementParams& rp,
                                                           const Problem& problem, int level) {
   using R = RefinementParams;
@@ -371,13 +370,12 @@ std::optional<kernels::FlagCriteria> device_flag_criteria(const RefinementParams
   return c;
 }
 
-mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
-                               const physics::Model& model, const Problem& problem, double time,
-                               const parallel::Partition* part, parallel::Comm* comm,
-                               const std::vector<std::vector<std::uint32_t>>* given) {
+Marks mark_patches(const mesh::Mesh& m, const RefinementParams& rp, const physics::Model& model,
+                   const Problem& problem, double time, const parallel::Partition* part,
+                   parallel::Comm* comm, const std::vector<std::vector<std::uint32_t>>* given) {
   const bool ranks = part && comm && comm->size() > 1;
   const int top = std::min(rp.max_level, m.num_levels());  // levels that can gain children
-  std::vector<std::vector<std::uint64_t>> refine(rp.max_level);
+  Marks refine(rp.max_level);
   // Flags of the existing patches, with the buffer spilling into neighbours. A family's
   // primitive variables are converted once for its 8 patches.
   for (int level = 0; level < top; ++level) {
@@ -412,7 +410,7 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
               for (int dx = -1; dx <= 1; ++dx) {
                 if (!(marks >> (((dz + 1) * 3 + dy + 1) * 3 + dx + 1) & 1)) continue;
                 const int q = m.neighbours().neighbour(p, dx, dy, dz);
-                if (q >= 0) marked[g].push_back(pack(m.patch(q).coord()));
+                if (q >= 0) marked[g].push_back(mark_key(m.patch(q).coord()));
               }
         }
       });
@@ -428,31 +426,47 @@ mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
     if (ranks) comm->agree(error);
     for (const auto& list : marked)
       refine[level].insert(refine[level].end(), list.begin(), list.end());
+    sort_marks(refine[level]);
   }
-  if (ranks) gather_flags(refine, *comm);
+  return refine;
+}
+
+mesh::Hierarchy settle_hierarchy(const mesh::Mesh& m, int max_level, Marks refine,
+                                 parallel::Comm* comm) {
+  refine.resize(max_level);
+  if (comm && comm->size() > 1) gather_marks(refine, *comm);
   // Proper nesting, from the finest level down: a refined patch needs all its
   // neighbours on its own level, so their parents are refined.
-  for (int level = rp.max_level - 1; level >= 1; --level) {
-    sort_unique(refine[level]);
+  for (int level = max_level - 1; level >= 1; --level) {
+    sort_marks(refine[level]);
     for (std::uint64_t k : refine[level]) {
-      const mesh::PatchCoord pc = unpack(k);
+      const mesh::PatchCoord pc = mark_coord(k);
       for (int dz = -1; dz <= 1; ++dz)
         for (int dy = -1; dy <= 1; ++dy)
           for (int dx = -1; dx <= 1; ++dx) {
             mesh::PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
             if (!m.wrap(level, q)) continue;
-            refine[level - 1].push_back(
-                pack({floor_div(q[0], 2), floor_div(q[1], 2), floor_div(q[2], 2)}));
+            refine[level - 1].push_back(mark_key(parent_coord(q)));
           }
     }
   }
-  if (!refine.empty()) sort_unique(refine[0]);
+  if (!refine.empty()) sort_marks(refine[0]);
   mesh::Hierarchy h;
-  for (int level = 0; level < rp.max_level && !refine[level].empty(); ++level) {
+  for (int level = 0; level < max_level && !refine[level].empty(); ++level) {
     h.emplace_back();
-    for (std::uint64_t k : refine[level]) h.back().push_back(unpack(k));
+    for (std::uint64_t k : refine[level]) h.back().push_back(mark_coord(k));
   }
   return h;
+}
+
+mesh::Hierarchy plan_hierarchy(const mesh::Mesh& m, const RefinementParams& rp,
+                               const physics::Model& model, const Problem& problem, double time,
+                               const parallel::Partition* part, parallel::Comm* comm,
+                               const std::vector<std::vector<std::uint32_t>>* given) {
+  const bool ranks = part && comm && comm->size() > 1;
+  return settle_hierarchy(m, rp.max_level,
+                          mark_patches(m, rp, model, problem, time, part, comm, given),
+                          ranks ? comm : nullptr);
 }
 
 }  // namespace tessera::evolve

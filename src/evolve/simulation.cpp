@@ -283,8 +283,10 @@ void Simulation::initialize() {
                                   ranks ? &partition_ : nullptr, ranks ? comm_ : nullptr);
     if (mesh_->has_hierarchy(h)) break;
     parallel::agreed(*comm_, [&] {
-      check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
-                        true);
+      std::vector<std::size_t> families;
+      for (const auto& level : h) families.push_back(level.size());
+      check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(),
+                        families, true);
     });
     mesh_ = std::make_unique<mesh::Mesh>(mesh_->geometry(), fields_, h, !ranks);
     install_problem_boundary(*mesh_);

@@ -322,28 +322,37 @@ void Simulation::finish_fine_on_device(int level) {
 }
 
 Simulation::FamilyOwners Simulation::family_owners() const {
-  FamilyOwners owners;
+  FamilyOwners owners(mesh_->num_patches() / mesh::kFamilySize, -1);
   for (int level = 0; level < mesh_->num_levels(); ++level)
-    for (const int g : mesh_->groups(level))
-      owners[{level, mesh_->patch(g).coord()}] = partition_.owner(g);
+    for (const int g : mesh_->groups(level)) owners[g / mesh::kFamilySize] = partition_.owner(g);
   return owners;
+}
+
+Simulation::FamilyOwners Simulation::owners_after(const FamilyOwners& before,
+                                                  const mesh::MeshChange& change) const {
+  // Kept families keep their positions; the moved ones were families from before (a
+  // regrid moves the last families into holes, and new ones took the lowest holes), each
+  // moved once; new families take freed or new positions.
+  constexpr int kF = mesh::kFamilySize;
+  FamilyOwners after(mesh_->num_patches() / kF, -1);
+  std::copy_n(before.begin(), std::min(before.size(), after.size()), after.begin());
+  for (const auto& [from, to] : change.moves) after[to / kF] = before.at(from / kF);
+  for (const auto& level : change.added)
+    for (const int g : level) after[g / kF] = -1;
+  return after;
 }
 
 void Simulation::migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added,
                                exec::DeviceMesh* dev) {
   if (poison_foreign_ && !dev)
-    poison_families(level, [&](int g) {
-      const auto it = before.find({level, mesh_->patch(g).coord()});
-      return it == before.end() || it->second != comm_->rank();
-    });
+    poison_families(level, [&](int g) { return before[g / mesh::kFamilySize] != comm_->rank(); });
   std::vector<PatchMove> moves;
   // Families that stay go from their old rank to their new one.
   for (const int g : mesh_->groups(level)) {
-    const auto it = before.find({level, mesh_->patch(g).coord()});
-    if (it == before.end()) continue;  // new: prolonged by its rank
-    if (it->second != partition_.owner(g)) ++regrid_stats_.families_migrated;
-    for (int c = 0; c < mesh::kFamilySize; ++c)
-      moves.push_back({g + c, it->second, partition_.owner(g)});
+    const int was = before[g / mesh::kFamilySize];
+    if (was < 0) continue;  // new: prolonged by its rank
+    if (was != partition_.owner(g)) ++regrid_stats_.families_migrated;
+    for (int c = 0; c < mesh::kFamilySize; ++c) moves.push_back({g + c, was, partition_.owner(g)});
   }
   // A new family's rank receives what its prolongation reads: the parent and the parent's
   // 26 neighbours (prolong_family's box reaches one coarse cell beyond the parent).

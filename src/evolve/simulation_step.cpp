@@ -28,7 +28,7 @@ bool Simulation::regrid() {
   const bool ranks = comm_->size() > 1;
   const bool keep_device = agree_all(device_levels() && device_current_);
   if (!keep_device) release_device();
-  mesh::Hierarchy h;
+  mesh::HierarchyChange h;
   {
     ScopedTimer t(timers_, Stage::kFlag);
     std::vector<std::vector<std::uint32_t>> marks;
@@ -41,25 +41,26 @@ bool Simulation::regrid() {
       if (ranks)
         for (int level = 0; level < mesh_->num_levels(); ++level) exchange_buffers(level);
     }
-    h = plan_hierarchy(*mesh_, refinement_, model_, *problem_, time_, ranks ? &partition_ : nullptr,
-                       ranks ? comm_ : nullptr, keep_device ? &marks : nullptr);
+    h = plan_change(*mesh_, refinement_, model_, *problem_, time_, ranks ? &partition_ : nullptr,
+                    ranks ? comm_ : nullptr, keep_device ? &marks : nullptr);
   }
   ScopedTimer t(timers_, Stage::kRegrid);
-  check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(), h,
-                    false);
+  check_mesh_growth(params_, memory_, mesh_->num_patches(), mesh_->pool_capacity_patches(),
+                    mesh_->forest().families_after(h), false);
   // Only what changes is touched: removed families were restricted onto their parents at
   // the end of the last step; new ones are prolonged from their parents, coarse to fine.
-  const FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
+  FamilyOwners before = ranks ? family_owners() : FamilyOwners{};
   // A pool that must grow beyond its capacity: the device copy grows with it where the GPU
   // has the memory; otherwise the levels are copied back and the copy (which page-locks the
   // host pool) lets go before the pool is reallocated. A sparse store (several ranks) moves
   // no data here: its new families are held after the partition (hold_wanted).
-  const mesh::MeshChange change = mesh_->apply_hierarchy(h, [&](std::size_t patches) {
+  const mesh::MeshChange change = mesh_->apply_changes(h, [&](std::size_t patches) {
     if (mesh_->sparse()) return;
     if (keep_device && device_current_ && grow_device(patches)) return;
     sync_all_slots();
     free_device();
   });
+  if (ranks) before = owners_after(before, change);
   regrid_stats_.families_added += change.added_families;
   regrid_stats_.families_removed += change.removed_families;
   regrid_stats_.families_moved += change.moved_families;

@@ -160,9 +160,8 @@ void Forest::unlink_family(int first_patch) {
 }
 
 // Moves the family at `from` into the free position `to`: its metadata and every link
-// that points to it (the store moves the data: Forest::apply_hierarchy). Not its entry in
-// its level's list of groups: apply_hierarchy, its only caller, fixes those once after all
-// its moves.
+// that points to it (the store moves the data: Forest::apply_changes). Not its entry in
+// its level's list of groups: apply_changes, its only caller, fixes that.
 void Forest::move_family(int from, int to) {
   for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
   touch(to);
@@ -180,88 +179,128 @@ void Forest::move_family(int from, int to) {
       for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
   }
   if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
-  // (The level's list of groups is brought up to date by apply_hierarchy, once for all the
-  // moves: searching it here would cost the whole level per move.)
   for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
 }
 
-void Forest::sort_groups(int level, std::size_t sorted) {
-  auto& groups = groups_[level];
-  std::vector<std::pair<std::uint64_t, int>> keyed(groups.size());
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    keyed[i] = {family_key(patches_[groups[i]]), groups[i]};
-  // The first `sorted` are in order already (the families a regrid kept): only the rest is
-  // sorted, then merged in (all of it, should they not be: a check in one pass).
-  sorted = std::min(sorted, keyed.size());
-  if (!std::is_sorted(keyed.begin(), keyed.begin() + sorted)) sorted = 0;
-  std::sort(keyed.begin() + sorted, keyed.end());
-  std::inplace_merge(keyed.begin(), keyed.begin() + sorted, keyed.end());
-  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = keyed[i].second;
+std::size_t Forest::group_position(int level, int first, std::size_t count) const {
+  const auto& groups = groups_[level];
+  const std::uint64_t k = family_key(patches_[first]);
+  const auto end = groups.begin() + static_cast<std::ptrdiff_t>(std::min(count, groups.size()));
+  const auto it = std::lower_bound(groups.begin(), end, k, [&](int g, std::uint64_t key) {
+    return family_key(patches_[g]) < key;
+  });
+  return static_cast<std::size_t>(it - groups.begin());
 }
 
-ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
+void Forest::merge_groups(int level, std::size_t kept) {
+  auto& groups = groups_[level];
+  kept = std::min(kept, groups.size());
+  if (kept == groups.size()) return;
+  // The new families sorted by their keys, then merged into the kept ones from the back:
+  // each finds its place by a binary search (a few keys computed), and the kept families
+  // after it move once (a copy of the level's list at most).
+  std::vector<std::pair<std::uint64_t, int>> added;
+  added.reserve(groups.size() - kept);
+  for (std::size_t i = kept; i < groups.size(); ++i)
+    added.push_back({family_key(patches_[groups[i]]), groups[i]});
+  std::sort(added.begin(), added.end());
+  std::size_t rest = kept, out = groups.size();
+  for (std::size_t j = added.size(); j-- > 0;) {
+    const auto first = groups.begin();
+    const auto pos =
+        std::upper_bound(first, first + static_cast<std::ptrdiff_t>(rest), added[j].first,
+                         [&](std::uint64_t key, int g) { return key < family_key(patches_[g]); });
+    const auto moved = static_cast<std::size_t>(first + static_cast<std::ptrdiff_t>(rest) - pos);
+    std::move_backward(pos, first + static_cast<std::ptrdiff_t>(rest),
+                       first + static_cast<std::ptrdiff_t>(out));
+    out -= moved;
+    rest -= moved;
+    groups[--out] = added[j].second;
+  }
+}
+
+HierarchyChange Forest::change_to(const Hierarchy& refined) const {
   if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
+    throw Error(ErrorKind::kInput,
+                "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
+  HierarchyChange change;
+  change.added.resize(refined.size());
+  // The listed parents that are refined now, marked: their families stay. Any other listed
+  // parent is new (a leaf now, or a patch that a coarser new family brings).
+  std::vector<char> wanted(patches_.size(), 0);
+  for (std::size_t l = 0; l < refined.size(); ++l)
+    for (const PatchCoord& pc : refined[l]) {
+      const auto it = lookup_.find(key(int(l), pc));
+      if (it != lookup_.end() && !patches_[it->second].is_leaf())
+        wanted[it->second] = 1;
+      else
+        change.added[l].push_back(pc);
+    }
+  change.removed.resize(std::max(0, num_levels() - 1));
+  for (int level = num_levels() - 1; level >= 1; --level)
+    for (const int g : groups_[level]) {
+      const int parent = patches_[g].parent;
+      if (!wanted[parent]) change.removed[level - 1].push_back(patches_[parent].coord());
+    }
+  return change;
+}
+
+std::vector<std::size_t> Forest::families_after(const HierarchyChange& change) const {
+  std::vector<std::size_t> n(std::max<std::size_t>(change.added.size(), num_levels() - 1), 0);
+  for (int level = 1; level < num_levels(); ++level) n[level - 1] = groups_[level].size();
+  for (std::size_t l = 0; l < change.added.size(); ++l) n[l] += change.added[l].size();
+  for (std::size_t l = 0; l < change.removed.size() && l < n.size(); ++l)
+    n[l] -= std::min(n[l], change.removed[l].size());
+  while (!n.empty() && n.back() == 0) n.pop_back();
+  return n;
+}
+
+ForestChange Forest::apply_changes(const HierarchyChange& hc) {
+  if (static_cast<int>(hc.added.size()) + 1 > kMaxLevels)
     throw Error(ErrorKind::kInput,
                 "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
   ForestChange fc;
   MeshChange& change = fc.mesh;
   fc.patches_before = patches_.size();
-  // The parents the hierarchy lists that exist now, found once in the forest's own map
-  // (nothing else is made per listed family: the hierarchy is handed over whole at every
-  // regrid, so this is the part of its cost that grows with the mesh), and marked: their
-  // families stay. A parent not found is new, refined in this regrid a level coarser.
-  std::vector<std::vector<int>> listed(refined.size());
-  std::vector<char> wanted(patches_.size(), 0);
-  for (std::size_t l = 0; l < refined.size(); ++l) {
-    listed[l].resize(refined[l].size());
-    for (std::size_t i = 0; i < refined[l].size(); ++i) {
-      const auto it = lookup_.find(key(int(l), refined[l][i]));
-      listed[l][i] = it == lookup_.end() ? kNoPatch : it->second;
-      if (it != lookup_.end()) wanted[it->second] = 1;
-    }
-  }
   std::vector<int> free_slots;
-  // The families kept at each level, in their (canonical) order.
+  // The families kept at each level stay in their (canonical) order at its front.
   std::vector<std::size_t> kept_groups(groups_.size(), 0);
+  for (int level = 0; level < num_levels(); ++level) kept_groups[level] = groups_[level].size();
   // Removal, finest level first: children go before their parents.
   for (int level = num_levels() - 1; level >= 1; --level) {
-    auto& groups = groups_[level];
-    std::size_t kept = 0;
-    for (const int g : groups) {
-      if (wanted[patches_[g].parent]) {
-        groups[kept++] = g;
-        continue;
-      }
+    if (level - 1 >= static_cast<int>(hc.removed.size()) || hc.removed[level - 1].empty()) continue;
+    for (const PatchCoord& pc : hc.removed[level - 1]) {
+      const auto it = lookup_.find(key(level - 1, pc));
+      if (it == lookup_.end() || patches_[it->second].is_leaf())
+        throw Error(ErrorKind::kInternal,
+                    "removing the children of " + coord_text(level - 1, pc) + ", which has none");
+      const int g = patches_[it->second].first_child;
       fc.removed.push_back(g);
       unlink_family(g);
       free_slots.push_back(g);
       ++change.removed_families;
     }
-    groups.resize(kept);
-    kept_groups[level] = kept;
+    auto& groups = groups_[level];
+    groups.erase(
+        std::remove_if(groups.begin(), groups.end(), [&](int g) { return patches_[g].level < 0; }),
+        groups.end());
+    kept_groups[level] = groups.size();
   }
   while (num_levels() > 1 && groups_.back().empty()) groups_.pop_back();
   fc.levels_kept = num_levels();
   // Addition, coarsest level first: a new family's parent may be new itself. Free
   // positions are reused, lowest first, then the forest grows.
   std::sort(free_slots.begin(), free_slots.end(), std::greater<>());
-  change.added.resize(refined.size() + 1);
-  for (std::size_t l = 0; l < refined.size(); ++l) {
+  change.added.resize(hc.added.size() + 1);
+  for (std::size_t l = 0; l < hc.added.size(); ++l) {
     const int level = static_cast<int>(l) + 1;
-    for (std::size_t i = 0; i < refined[l].size(); ++i) {
-      const PatchCoord& pc = refined[l][i];
-      // The parent found before the removals, if it is still that patch; else (new in this
-      // regrid, or a slot reused since) looked up again.
-      int parent = listed[l][i];
-      if (parent == kNoPatch || patches_[parent].level != level - 1 ||
-          patches_[parent].coord() != pc) {
-        const auto it = lookup_.find(key(level - 1, pc));
-        parent = it == lookup_.end() ? kNoPatch : it->second;
-      }
-      if (parent == kNoPatch)
+    for (const PatchCoord& pc : hc.added[l]) {
+      const auto it = lookup_.find(key(level - 1, pc));
+      if (it == lookup_.end())
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
-      if (!patches_[parent].is_leaf()) continue;  // its family exists
+      const int parent = it->second;
+      if (!patches_[parent].is_leaf()) continue;  // its family exists (listed twice)
       if (level >= num_levels()) groups_.resize(level + 1);
       int slot = num_patches();
       if (!free_slots.empty()) slot = free_slots.back(), free_slots.pop_back();
@@ -272,38 +311,29 @@ ForestChange Forest::apply_hierarchy(const Hierarchy& refined) {
       ++change.added_families;
     }
   }
+  kept_groups.resize(groups_.size(), 0);
   fc.patches_grown = std::max(fc.patches_before, patches_.size());
   // Holes left by a shrinking forest take its last families. New families took
-  // the lowest holes, so the families moved here are never new ones.
+  // the lowest holes, so the families moved here are never new ones: each is found among
+  // its level's kept families (in canonical order) by its key.
   std::sort(free_slots.begin(), free_slots.end());
   for (const int hole : free_slots) {
     int last = num_patches() - kFamilySize;
     while (last > hole && patches_[last].level < 0) last -= kFamilySize;
     if (last > hole) {
+      const int level = patches_[last].level;
+      const std::size_t i = group_position(level, last, kept_groups[level]);
+      if (i >= kept_groups[level] || groups_[level][i] != last)
+        throw Error(ErrorKind::kInternal, "a moved family is missing from its level's list");
       move_family(last, hole);
+      groups_[level][i] = hole;
       fc.moves.push_back({last, hole});
       ++change.moved_families;
     }
     while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
   }
   fc.patches_after = patches_.size();
-  // The moved families' new positions in their levels' lists: every family beyond the
-  // final size was moved (the last families filled the holes), and only those.
-  if (!fc.moves.empty()) {
-    std::vector<std::pair<int, int>> moves = fc.moves;
-    std::sort(moves.begin(), moves.end());
-    for (int level = 1; level < num_levels(); ++level)
-      for (int& g : groups_[level])
-        if (g >= static_cast<int>(fc.patches_after)) {
-          const auto it =
-              std::lower_bound(moves.begin(), moves.end(), std::pair<int, int>{g, kNoPatch});
-          if (it == moves.end() || it->first != g)
-            throw Error(ErrorKind::kInternal, "a family beyond the forest's end was not moved");
-          g = it->second;
-        }
-  }
-  for (int level = 1; level < num_levels(); ++level)
-    sort_groups(level, level < static_cast<int>(kept_groups.size()) ? kept_groups[level] : 0);
+  for (int level = 1; level < num_levels(); ++level) merge_groups(level, kept_groups[level]);
   change.added.resize(groups_.size());
   // Only the rows of families whose links or positions changed (the regrid's cost follows the
   // changes, not the mesh).

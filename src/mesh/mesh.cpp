@@ -6,9 +6,9 @@ Mesh::Mesh(const Geometry& geometry, FieldRegistry fields, const Hierarchy& refi
     : forest_(geometry, refined),
       store_(std::move(fields), forest_.num_patches(), forest_.num_levels(), with_data) {}
 
-MeshChange Mesh::apply_hierarchy(const Hierarchy& refined,
-                                 const std::function<void(std::size_t)>& before_pool_moves) {
-  ForestChange fc = forest_.apply_hierarchy(refined);
+MeshChange Mesh::apply_changes(const HierarchyChange& change,
+                               const std::function<void(std::size_t)>& before_pool_moves) {
+  ForestChange fc = forest_.apply_changes(change);
   for (const auto& move : fc.moves) fc.mesh.moved.push_back(move.second);
   fc.mesh.moves = fc.moves;
   // The pool's arrays are reallocated when they grow beyond their capacity.

@@ -3,7 +3,13 @@
 // scratch (a new mesh from the hierarchy, every family copied or prolonged: what a regrid
 // did before it was incremental), and the flux-register rebuild that follows either; and
 // the change of the structure alone (a store holding no family, as on a rank none of whose
-// families changed: the part of a regrid every rank of a run repeats).
+// families changed: the part of a regrid every rank of a run repeats); and the planning
+// with it, on a mesh one level deeper, from the marks (every refined patch marked again,
+// the 64 new parents marked or not): the whole hierarchy's plan applied as a hierarchy
+// (settle_hierarchy + apply_hierarchy) beside the plan of the change alone (settle_change +
+// apply_changes; one rank, so its own pass over its refined patches is the whole mesh's);
+// and on that mesh the partition that follows a regrid (Partition::following, 64 ranks,
+// the default tolerance and coarse-fine cost), a pass every rank repeats over every family.
 //
 //   tessera_regrid_scaling [ROOT ...]      (default: 64 96 128 160; ROOT >= 64)
 //
@@ -17,9 +23,11 @@
 #include <vector>
 
 #include "../mesh_rebuild.hpp"
+#include "tessera/evolve/refinement.hpp"
 #include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/mesh/prolongation.hpp"
+#include "tessera/parallel/partition.hpp"
 #include "tessera/physics/fields.hpp"
 
 using tessera::physics::hydro_fields;
@@ -52,9 +60,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) roots.push_back(std::atoi(argv[i]));
   if (roots.empty()) roots = {64, 96, 128, 160};
   constexpr int kChanged = 64;
-  std::printf("%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s\n", "root", "patches", "cells",
-              "changed", "incr add ms", "incr del ms", "rebuild ms", "registers ms",
-              "struct add ms", "struct del ms");
+  std::printf(
+      "%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s | %9s %12s %12s | %12s %12s %12s "
+      "%12s | %12s\n",
+      "root", "patches", "cells", "changed", "incr add ms", "incr del ms", "rebuild ms",
+      "registers ms", "struct add ms", "struct del ms", "patches", "whole add ms", "whole del ms",
+      "plan add ms", "apply add ms", "plan del ms", "apply del ms", "partition ms");
   for (int n : roots) {
     Geometry geo;
     geo.xmin = {0, 0, 0};
@@ -77,7 +88,26 @@ int main(int argc, char** argv) {
     // The structure alone (a store that holds no family: a rank of many, none of whose
     // families changed): what every rank repeats at each regrid.
     Mesh bare(geo, hydro_fields(true, 0), base, false);
+    // One level deeper (metadata only): the level-1 patches at x >= 1 of the refined half
+    // refined too (properly nested), and the marks that keep every refined patch.
+    Hierarchy deep = base;
+    deep.emplace_back();
+    for (int z = 0; z < 2 * np; ++z)
+      for (int y = 0; y < 2 * np; ++y)
+        for (int x = 1; x < np - 1; ++x) deep[1].push_back({x, y, z});
+    evolve::Marks keep(2), grow(2);
+    for (int l = 0; l < 2; ++l)
+      for (const auto& pc : deep[l]) keep[l].push_back(evolve::mark_key(pc));
+    grow = keep;
+    for (std::size_t i = base[0].size(); i < grown[0].size(); ++i)
+      grow[0].push_back(evolve::mark_key(grown[0][i]));
+    for (auto& l : keep) evolve::sort_marks(l);
+    for (auto& l : grow) evolve::sort_marks(l);
+    Mesh whole(geo, hydro_fields(true, 0), deep, false);
+    Mesh changed(geo, hydro_fields(true, 0), deep, false);
     std::vector<double> add, del, full, regs, bare_add, bare_del;
+    std::vector<double> whole_add, whole_del, plan_add, apply_add, plan_del, apply_del, parts;
+    const auto cut = parallel::Partition::along_curve(whole, 64, 1.5);
     for (int rep = 0; rep < 5; ++rep) {
       auto t0 = std::chrono::steady_clock::now();
       const MeshChange a = m.apply_hierarchy(grown);
@@ -103,11 +133,43 @@ int main(int argc, char** argv) {
       bare_del.push_back(seconds_since(t0));
       if (ba.added_families != kChanged || bd.removed_families != kChanged || bare.held_families())
         return std::fprintf(stderr, "unexpected change of the structure\n"), 1;
+      int families[4];
+      t0 = std::chrono::steady_clock::now();
+      families[0] = whole.apply_hierarchy(evolve::settle_hierarchy(whole, 2, grow)).added_families;
+      whole_add.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      families[1] =
+          whole.apply_hierarchy(evolve::settle_hierarchy(whole, 2, keep)).removed_families;
+      whole_del.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const HierarchyChange ca = evolve::settle_change(changed, 2, grow);
+      plan_add.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      families[2] = changed.apply_changes(ca).added_families;
+      apply_add.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      const HierarchyChange cd = evolve::settle_change(changed, 2, keep);
+      plan_del.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      families[3] = changed.apply_changes(cd).removed_families;
+      apply_del.push_back(seconds_since(t0));
+      for (const int f : families)
+        if (f != kChanged) return std::fprintf(stderr, "unexpected planned change (%d)\n", f), 1;
+      t0 = std::chrono::steady_clock::now();
+      const auto followed = parallel::Partition::following(whole, cut, 0.1, 1.5);
+      parts.push_back(seconds_since(t0));
+      if (followed.ranks() != 64) return std::fprintf(stderr, "unexpected partition\n"), 1;
+      if (!whole.has_hierarchy(deep) || !changed.has_hierarchy(deep))
+        return std::fprintf(stderr, "the plans did not restore the mesh\n"), 1;
     }
-    std::printf("%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f | %14.3f %14.3f\n", n,
-                m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
-                1e3 * median(full), 1e3 * median(regs), 1e3 * median(bare_add),
-                1e3 * median(bare_del));
+    std::printf(
+        "%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f | %14.3f %14.3f | %9d %12.3f %12.3f | "
+        "%12.3f %12.3f %12.3f %12.3f | %12.3f\n",
+        n, m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
+        1e3 * median(full), 1e3 * median(regs), 1e3 * median(bare_add), 1e3 * median(bare_del),
+        whole.num_patches(), 1e3 * median(whole_add), 1e3 * median(whole_del),
+        1e3 * median(plan_add), 1e3 * median(apply_add), 1e3 * median(plan_del),
+        1e3 * median(apply_del), 1e3 * median(parts));
   }
   return 0;
 }

@@ -62,10 +62,11 @@ void check_output_cadence(const Params& params, const MemoryEstimate& e);
 void check_initial_memory(const Params& params, const MemoryEstimate& e);
 
 // Error(kResources) when growing the mesh from `old_patches` (a pool of
-// `old_capacity_patches`) to the `new_patches` of `next` does not fit; `keep_old`: the old
-// mesh stays allocated beside the new one (the initial levels are built that way).
+// `old_capacity_patches`) to the root and `families` (per refined level 1, 2, ...) does
+// not fit; `keep_old`: the old mesh stays allocated beside the new one (the initial levels
+// are built that way).
 void check_mesh_growth(const Params& params, const MemoryEstimate& e, std::size_t old_patches,
-                       std::size_t old_capacity_patches, const mesh::Hierarchy& next,
+                       std::size_t old_capacity_patches, const std::vector<std::size_t>& families,
                        bool keep_old);
 
 }  // namespace tessera::evolve

@@ -59,21 +59,60 @@ double lohner_estimator(const double* q, const int stride[3], double filter);
 // division and square root done only where the comparison is within 1e-9 of equality.
 bool lohner_exceeds(double num, double den, double threshold);
 
-// The hierarchy the mesh should have now: refined are the patches (below max_level) with
-// a flagged cell within flag_buffer cells, where leaves flag on the refine thresholds and
-// refined patches on the (lower) derefine thresholds; then the parents of every refined
-// patch's 26 neighbours are refined too (proper nesting), level by level downward.
-// On several ranks (`part` and `comm` given), each rank flags the families it owns, whose
-// one-cell halo its buffer patches must hold, and every rank receives every rank's
-// flags: all of them plan the same hierarchy, the one a single rank would.
+// Patches marked for refinement, per level: [level] the keys (mark_key) of the patches'
+// coordinates on their level, sorted, each once.
+using Marks = std::vector<std::vector<std::uint64_t>>;
+std::uint64_t mark_key(mesh::PatchCoord pc);  // non-negative coordinates below 2^21
+mesh::PatchCoord mark_coord(std::uint64_t key);
+void sort_marks(std::vector<std::uint64_t>& keys);  // sorted, each once
+// The parent's coordinate of a patch at `pc` (one level coarser).
+mesh::PatchCoord parent_coord(mesh::PatchCoord pc);
+// Every rank's lists, per level, concatenated in rank order onto every rank (a collective).
+void gather_marks(Marks& marks, parallel::Comm& comm);
+
+// The patches this rank's families mark (below max_level): refined are the patches with a
+// flagged cell within flag_buffer cells, where leaves flag on the refine thresholds and
+// refined patches on the (lower) derefine thresholds. On several ranks (`part` and `comm`
+// given), each rank flags the families it owns, whose one-cell halo its buffer patches
+// must hold; the marks may name buffer patches (the flag buffer spills across families).
 // `marks` (one rank): the patches each patch marks, computed elsewhere (a device-resident
 // mesh flags on the GPU): [level][8 g + c] for child c of the level's g-th group
 // (Mesh::groups order), bits as kernels::flag_marks; levels it lacks are flagged here.
+Marks mark_patches(const mesh::Mesh& mesh, const RefinementParams& rp, const physics::Model& model,
+                   const Problem& problem, double time, const parallel::Partition* part = nullptr,
+                   parallel::Comm* comm = nullptr,
+                   const std::vector<std::vector<std::uint32_t>>* marks = nullptr);
+
+// The hierarchy of every rank's marks (gathered when `comm` has several ranks): the
+// marked patches refined, then the parents of every refined patch's 26 neighbours refined
+// too (proper nesting), level by level downward. Every rank plans the same hierarchy, the
+// one a single rank would. Its work follows the whole mesh (every refined patch is listed).
+mesh::Hierarchy settle_hierarchy(const mesh::Mesh& mesh, int max_level, Marks marks,
+                                 parallel::Comm* comm = nullptr);
+
+// settle_hierarchy(mark_patches(...)): the hierarchy the mesh should have now.
 mesh::Hierarchy plan_hierarchy(const mesh::Mesh& mesh, const RefinementParams& rp,
                                const physics::Model& model, const Problem& problem, double time,
                                const parallel::Partition* part = nullptr,
                                parallel::Comm* comm = nullptr,
                                const std::vector<std::vector<std::uint32_t>>* marks = nullptr);
+
+// The same hierarchy as settle_hierarchy, as the change of the mesh's own, computed from
+// the changes alone (refinement_change.cpp): each rank hands over the marked leaves, the
+// refined patches of its families that it did not mark, and its marks of other ranks'
+// refined patches; proper nesting is then settled from the added and the removable
+// families. Its work follows the changes and the pieces' boundaries, not the mesh.
+// `own`: this rank's marks (mark_patches with the same `part` and `comm`).
+mesh::HierarchyChange settle_change(const mesh::Mesh& mesh, int max_level, const Marks& own,
+                                    const parallel::Partition* part = nullptr,
+                                    parallel::Comm* comm = nullptr);
+
+// settle_change(mark_patches(...)): how the mesh should change now.
+mesh::HierarchyChange plan_change(const mesh::Mesh& mesh, const RefinementParams& rp,
+                                  const physics::Model& model, const Problem& problem, double time,
+                                  const parallel::Partition* part = nullptr,
+                                  parallel::Comm* comm = nullptr,
+                                  const std::vector<std::vector<std::uint32_t>>* marks = nullptr);
 
 // The criteria of `level` that the device can evaluate (kernels::FlagCriteria), or none
 // when a criterion of the run needs the host (the problem's own, Jeans, the magnetic

@@ -234,12 +234,15 @@ class Simulation {
   // Replaces the data of every parent of `level`'s families by their average (several
   // ranks: each rank averages its families and sends each parent's to its rank).
   void restrict_level(int level);
-  // A regrid on several ranks: the rank of each family before it, by (level, position);
-  // then, level by level (coarse to fine, after the coarser level's new families are
-  // set), the families that stay move to their new ranks and each new family's rank
-  // receives the coarse patches its prolongation reads.
-  using FamilyOwners = std::map<std::pair<int, mesh::PatchCoord>, int>;
+  // A regrid on several ranks: the rank of each family before it, [first patch / 8], by
+  // its position before the change (family_owners) and then after it (owners_after: a
+  // moved family's at its new position, a new family's -1); then, level by level (coarse
+  // to fine, after the coarser level's new families are set), the families that stay move
+  // to their new ranks and each new family's rank receives the coarse patches its
+  // prolongation reads. (Positions, not coordinates: no per-family lookup at a regrid.)
+  using FamilyOwners = std::vector<int>;
   FamilyOwners family_owners() const;
+  FamilyOwners owners_after(const FamilyOwners& before, const mesh::MeshChange& change) const;
   void migrate_level(int level, const FamilyOwners& before, const std::vector<int>& added,
                      exec::DeviceMesh* dev = nullptr);
   // A regrid's data on the host: the families that change rank migrate (several ranks),

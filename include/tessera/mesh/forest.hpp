@@ -40,6 +40,20 @@ struct PatchMeta {
 // parent patch (one level coarser); level 0 is always the whole root grid.
 using Hierarchy = std::vector<std::vector<PatchCoord>>;  // [level - 1][family]
 
+// A change of the hierarchy: the parents (coordinates one level coarser, [level - 1] as in
+// Hierarchy) of the families to add and of those to remove. A regrid hands the forest
+// only this, so that its cost follows the changes, not the mesh (Forest::apply_changes).
+struct HierarchyChange {
+  Hierarchy added, removed;
+  bool empty() const {
+    for (const auto& l : added)
+      if (!l.empty()) return false;
+    for (const auto& l : removed)
+      if (!l.empty()) return false;
+    return true;
+  }
+};
+
 // What Mesh::apply_hierarchy changed. Families that stayed kept their pool slots, links
 // and data; `moved` counts the families copied into the holes of removed ones (only when
 // the mesh shrinks).
@@ -99,13 +113,25 @@ class Forest {
   // same place has the same key, so a cut between keys survives regrids.
   std::uint64_t curve_key(int p) const;
 
-  // Changes the forest to `refined` in place: families that are no longer wanted are
-  // removed (finest level first), new ones placed (lowest free positions first), linked to
-  // their neighbours and parents, and listed per level (coarse to fine). Everything else
-  // keeps its position and links. Holes left when the forest shrinks are filled by moving
-  // the last families. Throws Error(kInternal) for a family whose parent is missing or a
-  // removed family that keeps children.
-  ForestChange apply_hierarchy(const Hierarchy& refined);
+  // The change that turns this forest into one of `refined` (a pass over the whole
+  // hierarchy; added parents in the order `refined` lists them, removed ones finest level
+  // first, each level in canonical order).
+  HierarchyChange change_to(const Hierarchy& refined) const;
+  // Changes the forest by `change` in place: the removed families go (finest level
+  // first), new ones are placed (in the order listed, coarse to fine, lowest free
+  // positions first), linked to their neighbours and parents, and merged into their
+  // levels' lists. Everything else keeps its position and links. Holes left when the
+  // forest shrinks are filled by moving the last families. The work follows the change:
+  // per changed family a few lookups, per level at most one pass of its list's copy.
+  // Throws Error(kInternal) for a family whose parent is missing, a removal of a family
+  // that does not exist, or a removed family that keeps children.
+  ForestChange apply_changes(const HierarchyChange& change);
+  // apply_changes(change_to(refined)).
+  ForestChange apply_hierarchy(const Hierarchy& refined) {
+    return apply_changes(change_to(refined));
+  }
+  // Families per refined level (1, 2, ...) once `change` is applied.
+  std::vector<std::size_t> families_after(const HierarchyChange& change) const;
   // Renumbers the patches in canonical order; returns order[new] = old (empty when the
   // forest was canonical already).
   std::vector<int> canonicalize();
@@ -134,8 +160,11 @@ class Forest {
   void link_family(int first_patch);
   void unlink_family(int first_patch);
   void move_family(int from, int to);
-  // Canonical order of a level's groups, the first `sorted` of which are in it already.
-  void sort_groups(int level, std::size_t sorted);
+  // Canonical order of a level's groups, the first `kept` of which are in it already:
+  // the others are sorted and merged in.
+  void merge_groups(int level, std::size_t kept);
+  // Position in groups(level)'s first `count` (canonical order) of the family at `first`.
+  std::size_t group_position(int level, int first, std::size_t count) const;
 
   Geometry geometry_;
   std::vector<PatchMeta> patches_;

@@ -57,8 +57,8 @@ class Mesh {
     return forest_.cell_center(p, i, j, k);
   }
 
-  // Changes the mesh to `refined` in place (Forest::apply_hierarchy): families that are
-  // no longer wanted are freed (finest level first; their parents must already hold their
+  // Changes the mesh by `change` in place (Forest::apply_changes): the removed families are
+  // freed (finest level first; their parents must already hold their
   // restriction), new ones allocated and returned per level for the caller to fill (coarse
   // to fine: prolong_family). Everything else keeps its position, links and data; families
   // moved into the holes of removed ones take their data along. A sparse store does not
@@ -67,8 +67,13 @@ class Mesh {
   // reallocated (they must hold `patches`, beyond their capacity): a device copy that
   // page-locked them lets go first, or reserves a larger capacity (reserve_families) and
   // follows it.
+  MeshChange apply_changes(const HierarchyChange& change,
+                           const std::function<void(std::size_t)>& before_pool_moves = nullptr);
+  // The same to a mesh of `refined` (Forest::change_to: a pass over the whole hierarchy).
   MeshChange apply_hierarchy(const Hierarchy& refined,
-                             const std::function<void(std::size_t)>& before_pool_moves = nullptr);
+                             const std::function<void(std::size_t)>& before_pool_moves = nullptr) {
+    return apply_changes(forest_.change_to(refined), before_pool_moves);
+  }
   // Renumbers the patches (metadata and both time levels) in canonical order.
   void canonicalize();
   // Throws tessera::Error(kInternal) naming the first violation of the forest's
