@@ -45,8 +45,11 @@ void Simulation::partition_levels(bool follow) {
     if (ranks == 1) continue;
     // What rank q receives from this one is what this one sends to q. The refined levels'
     // Poisson solves read the coarser level around every group.
-    const std::vector<parallel::ExchangePlan> plans =
-        parallel::plan_level(*mesh_, partition_, level, poisson_ != nullptr);
+    const bool every_parent = poisson_ != nullptr;
+    const parallel::ExchangePlan in =
+        parallel::plan_receives(*mesh_, partition_, rank, level, every_parent);
+    const parallel::ExchangePlan out =
+        parallel::plan_sends(*mesh_, partition_, rank, level, every_parent);
     x.send.resize(ranks);
     x.receive.resize(ranks);
     x.send_same.resize(ranks);
@@ -58,13 +61,12 @@ void Simulation::partition_levels(bool follow) {
     x.interior = x.overlap.size();
     x.overlap.insert(x.overlap.end(), boundary.begin(), boundary.end());
     for (int q = 0; q < ranks; ++q) {
-      x.send_same[q] = plans[q].same_level[rank].size();
-      x.receive_same[q] = plans[rank].same_level[q].size();
-      x.send[q] = plans[q].same_level[rank];
-      x.send[q].insert(x.send[q].end(), plans[q].coarse[rank].begin(), plans[q].coarse[rank].end());
-      x.receive[q] = plans[rank].same_level[q];
-      x.receive[q].insert(x.receive[q].end(), plans[rank].coarse[q].begin(),
-                          plans[rank].coarse[q].end());
+      x.send_same[q] = out.same_level[q].size();
+      x.receive_same[q] = in.same_level[q].size();
+      x.send[q] = out.same_level[q];
+      x.send[q].insert(x.send[q].end(), out.coarse[q].begin(), out.coarse[q].end());
+      x.receive[q] = in.same_level[q];
+      x.receive[q].insert(x.receive[q].end(), in.coarse[q].begin(), in.coarse[q].end());
     }
   }
 }

@@ -106,14 +106,49 @@ void Partition::assign_level(const mesh::Mesh& m, int level) {
 
 namespace {
 
-// Sorts the patches of each peer's list by canonical position and removes repeats.
-void canonical_lists(const std::vector<int>& rank_of_canonical,
-                     std::vector<std::vector<int>>& lists) {
+// Sorts each peer's list of patches (all of one level) into canonical order, the order
+// both sides pack them: by their family's curve key, then the child's index (Mesh::groups,
+// canonical_order); removes repeats. Keys of the listed patches only: no pass over the mesh.
+void canonical_lists(const mesh::Mesh& m, std::vector<std::vector<int>>& lists) {
+  std::vector<std::pair<std::uint64_t, int>> keyed;
   for (auto& l : lists) {
-    std::sort(l.begin(), l.end(),
-              [&](int a, int b) { return rank_of_canonical[a] < rank_of_canonical[b]; });
-    l.erase(std::unique(l.begin(), l.end()), l.end());
+    keyed.clear();
+    for (const int p : l) keyed.push_back({m.curve_key(p), p});
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first
+                                : a.second % mesh::kFamilySize < b.second % mesh::kFamilySize;
+    });
+    l.clear();
+    for (const auto& [k, p] : keyed)
+      if (l.empty() || l.back() != p) l.push_back(p);
   }
+}
+
+// Whether group g of `level` reads the coarser level around its parent.
+bool reads_coarse(const mesh::NeighbourTable& table, int level, int g, bool every_parent) {
+  if (level == 0) return false;
+  if (every_parent) return true;
+  const int* row = table.row(g);
+  for (int b = 0; b < mesh::kGroupBlocks; ++b)
+    if (row[b] == mesh::kBlockCoarse) return true;
+  return false;
+}
+
+// Calls f(q) for the parent of group g and the parent's 26 neighbours (the coarse patches
+// interpolation reads).
+template <class F>
+void around_parent(const mesh::Mesh& m, int g, F&& f) {
+  const mesh::NeighbourTable& table = m.neighbours();
+  const int parent = m.patch(g).parent;
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int q = table.neighbour(parent, dx, dy, dz);
+        if (q == mesh::kBlockCoarse)
+          throw Error(ErrorKind::kInternal,
+                      "exchange plan: a coarse patch lacks a neighbour (proper nesting)");
+        if (q >= 0) f(q);
+      }
 }
 
 }  // namespace
@@ -128,33 +163,64 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
     const int from = part.owner(patch);
     if (from != rank) lists[from].push_back(patch);
   };
-  const auto& groups = m.groups(level);
-  for (const int g : groups) {
+  for (const int g : m.groups(level)) {
     if (!part.owns(rank, g)) continue;
     const int* row = table.row(g);
-    bool coarse = false;
-    for (int b = 0; b < mesh::kGroupBlocks; ++b) {
+    for (int b = 0; b < mesh::kGroupBlocks; ++b)
       if (row[b] >= 0) want(plan.same_level, row[b]);
-      coarse |= row[b] == mesh::kBlockCoarse;
-    }
-    if (level == 0 || !(coarse || every_parent)) continue;
-    const int parent = m.patch(g).parent;
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          const int q = table.neighbour(parent, dx, dy, dz);
-          if (q >= 0) want(plan.coarse, q);
-          if (q == mesh::kBlockCoarse)
-            throw Error(ErrorKind::kInternal,
-                        "exchange plan: a coarse patch lacks a neighbour (proper nesting)");
-        }
+    if (reads_coarse(table, level, g, every_parent))
+      around_parent(m, g, [&](int q) { want(plan.coarse, q); });
   }
-  // Canonical position of every patch: the order both sides pack and unpack.
-  std::vector<int> position(m.num_patches());
-  const std::vector<int> order = m.canonical_order();
-  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int>(i);
-  canonical_lists(position, plan.same_level);
-  canonical_lists(position, plan.coarse);
+  canonical_lists(m, plan.same_level);
+  canonical_lists(m, plan.coarse);
+  return plan;
+}
+
+ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, int level,
+                        bool every_parent) {
+  ExchangePlan plan;
+  plan.same_level.resize(part.ranks());
+  plan.coarse.resize(part.ranks());
+  const mesh::NeighbourTable& table = m.neighbours();
+  // The other ranks' groups that read this rank's patches: a group whose ghost zones read
+  // one of them lies within a patch of it, so its family is in the neighbour table row of
+  // that patch's family (same level); one that reads the coarser level around its parent
+  // is the child family of a patch within a patch of one of this rank's coarser patches.
+  std::vector<int> readers;
+  for (const int g : m.groups(level)) {
+    if (!part.owns(rank, g)) continue;
+    const int* row = table.row(g);
+    for (int b = 0; b < mesh::kGroupBlocks; ++b)
+      if (row[b] >= 0 && !part.owns(rank, row[b]))
+        readers.push_back(row[b] - row[b] % mesh::kFamilySize);
+  }
+  if (level > 0)
+    for (const int g : m.groups(level - 1)) {
+      if (!part.owns(rank, g)) continue;
+      for (int c = 0; c < mesh::kFamilySize; ++c)
+        for (int n = 0; n < 27; ++n) {
+          const int q = m.patch(g + c).neighbour[n];
+          if (q == mesh::kNoPatch || m.patch(q).is_leaf()) continue;
+          const int child = m.patch(q).first_child;
+          if (!part.owns(rank, child)) readers.push_back(child);
+        }
+    }
+  std::sort(readers.begin(), readers.end());
+  readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+  // What each of them reads of this rank's patches (plan_receives' lists from this rank).
+  for (const int g : readers) {
+    const int to = part.owner(g);
+    if (m.patch(g).level != level) continue;
+    const int* row = table.row(g);
+    for (int b = 0; b < mesh::kGroupBlocks; ++b)
+      if (row[b] >= 0 && part.owns(rank, row[b])) plan.same_level[to].push_back(row[b]);
+    if (reads_coarse(table, level, g, every_parent))
+      around_parent(m, g, [&](int q) {
+        if (part.owns(rank, q)) plan.coarse[to].push_back(q);
+      });
+  }
+  canonical_lists(m, plan.same_level);
+  canonical_lists(m, plan.coarse);
   return plan;
 }
 

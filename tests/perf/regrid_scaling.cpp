@@ -8,8 +8,11 @@
 // the 64 new parents marked or not): the whole hierarchy's plan applied as a hierarchy
 // (settle_hierarchy + apply_hierarchy) beside the plan of the change alone (settle_change +
 // apply_changes; one rank, so its own pass over its refined patches is the whole mesh's);
-// and on that mesh the partition that follows a regrid (Partition::following, 64 ranks,
-// the default tolerance and coarse-fine cost), a pass every rank repeats over every family.
+// and on that mesh, 64 ranks, the partition that follows a regrid (Partition::following,
+// the default tolerance and coarse-fine cost: a pass every rank repeats over every family)
+// and rank 0's exchange plans for every level: its receives and its sends (plan_receives +
+// plan_sends) beside every rank's receives, from which a rank took its sends before
+// (plan_level).
 //
 //   tessera_regrid_scaling [ROOT ...]      (default: 64 96 128 160; ROOT >= 64)
 //
@@ -62,10 +65,11 @@ int main(int argc, char** argv) {
   constexpr int kChanged = 64;
   std::printf(
       "%6s %9s %12s %9s | %12s %12s %12s | %12s | %14s %14s | %9s %12s %12s | %12s %12s %12s "
-      "%12s | %12s\n",
+      "%12s | %12s %12s %12s\n",
       "root", "patches", "cells", "changed", "incr add ms", "incr del ms", "rebuild ms",
       "registers ms", "struct add ms", "struct del ms", "patches", "whole add ms", "whole del ms",
-      "plan add ms", "apply add ms", "plan del ms", "apply del ms", "partition ms");
+      "plan add ms", "apply add ms", "plan del ms", "apply del ms", "partition ms", "plans ms",
+      "all plans ms");
   for (int n : roots) {
     Geometry geo;
     geo.xmin = {0, 0, 0};
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
     Mesh changed(geo, hydro_fields(true, 0), deep, false);
     std::vector<double> add, del, full, regs, bare_add, bare_del;
     std::vector<double> whole_add, whole_del, plan_add, apply_add, plan_del, apply_del, parts;
+    std::vector<double> plans, all_plans;
     const auto cut = parallel::Partition::along_curve(whole, 64, 1.5);
     for (int rep = 0; rep < 5; ++rep) {
       auto t0 = std::chrono::steady_clock::now();
@@ -159,17 +164,34 @@ int main(int argc, char** argv) {
       const auto followed = parallel::Partition::following(whole, cut, 0.1, 1.5);
       parts.push_back(seconds_since(t0));
       if (followed.ranks() != 64) return std::fprintf(stderr, "unexpected partition\n"), 1;
+      std::size_t listed = 0, listed_all = 0;
+      t0 = std::chrono::steady_clock::now();
+      for (int level = 0; level < whole.num_levels(); ++level) {
+        const auto in = parallel::plan_receives(whole, followed, 0, level);
+        const auto out = parallel::plan_sends(whole, followed, 0, level);
+        for (int q = 0; q < 64; ++q) listed += in.same_level[q].size() + out.same_level[q].size();
+      }
+      plans.push_back(seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      for (int level = 0; level < whole.num_levels(); ++level) {
+        const auto all = parallel::plan_level(whole, followed, level);
+        for (int q = 0; q < 64; ++q)
+          listed_all += all[0].same_level[q].size() + all[q].same_level[0].size();
+      }
+      all_plans.push_back(seconds_since(t0));
+      if (listed != listed_all || listed == 0)
+        return std::fprintf(stderr, "the plans differ (%zu, %zu)\n", listed, listed_all), 1;
       if (!whole.has_hierarchy(deep) || !changed.has_hierarchy(deep))
         return std::fprintf(stderr, "the plans did not restore the mesh\n"), 1;
     }
     std::printf(
         "%6d %9d %12lld %9d | %12.3f %12.3f %12.3f | %12.3f | %14.3f %14.3f | %9d %12.3f %12.3f | "
-        "%12.3f %12.3f %12.3f %12.3f | %12.3f\n",
+        "%12.3f %12.3f %12.3f %12.3f | %12.3f %12.3f %12.3f\n",
         n, m.num_patches(), m.num_leaf_cells(), kChanged, 1e3 * median(add), 1e3 * median(del),
         1e3 * median(full), 1e3 * median(regs), 1e3 * median(bare_add), 1e3 * median(bare_del),
         whole.num_patches(), 1e3 * median(whole_add), 1e3 * median(whole_del),
         1e3 * median(plan_add), 1e3 * median(apply_add), 1e3 * median(plan_del),
-        1e3 * median(apply_del), 1e3 * median(parts));
+        1e3 * median(apply_del), 1e3 * median(parts), 1e3 * median(plans), 1e3 * median(all_plans));
   }
   return 0;
 }

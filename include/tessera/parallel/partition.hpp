@@ -90,6 +90,12 @@ struct ExchangePlan {
 };
 ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank, int level,
                            bool every_parent = false);
+// What `rank` sends before `level` is stepped, to each peer: its patches that the peer's
+// plan_receives lists from it, in the same order, computed from the rank's own groups and
+// the others' groups next to them (work that follows the rank's piece and its boundary,
+// not the mesh or the number of ranks).
+ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, int level,
+                        bool every_parent = false);
 
 // Whether the ghost zones of `group` (of rank's piece) read only rank's own patches: every
 // same-level block of its neighbour table, and, when a block is coarse, the coarser level
@@ -97,8 +103,8 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
 // prepared and stepped while the level's exchange is still in flight.
 bool reads_only_own(const mesh::Mesh& m, const Partition& part, int rank, int group);
 
-// Every rank's plan for `level`, [rank]: what rank r sends to q is plans[q]'s list from r,
-// so that no rank needs to be told what to send.
+// Every rank's plan for `level`, [rank]: what rank r sends to q is plans[q]'s list from r
+// (a pass over the level per rank: for tests and tools; a run uses plan_sends).
 std::vector<ExchangePlan> plan_level(const mesh::Mesh& m, const Partition& part, int level,
                                      bool every_parent = false);
 
