@@ -334,7 +334,7 @@ void gather_marks(Marks& refine, parallel::Comm& comm) {
     mine.push_back(double(level.size()));
     for (const std::uint64_t k : level) mine.push_back(std::bit_cast<double>(k));
   }
-  const auto got = comm.exchange(std::vector<std::vector<double>>(comm.size(), mine));
+  const auto got = comm.allgather(std::move(mine));
   for (auto& level : refine) level.clear();
   for (int q = 0; q < comm.size(); ++q) {
     std::size_t i = 0;

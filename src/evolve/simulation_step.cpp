@@ -189,7 +189,7 @@ std::vector<exec::LevelCell> Simulation::gather_cells(const std::vector<exec::Le
   std::vector<double> flat;
   flat.reserve(3 * mine.size());
   for (const auto& c : mine) flat.insert(flat.end(), {double(c[0]), double(c[1]), double(c[2])});
-  const auto got = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), flat));
+  const auto got = comm_->allgather(std::move(flat));
   std::vector<exec::LevelCell> all;
   for (const auto& from : got)
     for (std::size_t i = 0; i + 2 < from.size(); i += 3)

@@ -314,7 +314,7 @@ double SlabPoisson::solve(const double* rho, double four_pi_g, double* ghosted_o
       sums[z] = s;
     }
     parallel::Comm& comm = comm_;
-    const auto all = comm.exchange(std::vector<std::vector<double>>(comm.size(), sums));
+    const auto all = comm.allgather(sums);
     double sum = 0;
     for (const auto& q : all)
       for (const double s : q) sum += s;
@@ -374,7 +374,7 @@ void SlabPoisson::gather_ghosted(double* phi) const {
     std::copy(ghosted_.begin(), ghosted_.end(), phi);
     return;
   }
-  const auto got = comm.exchange(std::vector<std::vector<double>>(comm.size(), ghosted_));
+  const auto got = comm.allgather(ghosted_);
   // Agreed: a rank that finds a wrong count stops every rank here.
   parallel::agreed(comm, [&] {
     for (int q = 0; q < comm.size(); ++q) {

@@ -139,7 +139,7 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
   };
   std::vector<double> mine;
   each_cell(rank, [&](double v) { mine.push_back(v); });
-  const auto got = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), mine));
+  const auto got = comm_->allgather(std::move(mine));
   parallel::agreed(*comm_, [&] {
     for (int q = 0; q < comm_->size(); ++q) {
       if (q == rank) continue;
@@ -173,8 +173,7 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
     // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family start at c.
     held.push_back(double(c[2]) * plane + double(c[1]) * g0 + c[0]);
   }
-  auto holders = comm_->exchange(std::vector<std::vector<double>>(comm_->size(), held));
-  holders[rank] = std::move(held);
+  auto holders = comm_->allgather(std::move(held));
   // What rank `reader` reads of ghosted planes [lo, lo + count): the kBox^3 box around each
   // root family it holds (its kicks read one cell around its patches), in its order, each
   // box's cells in index order, duplicates included. The boxes cover exterior()'s reads as

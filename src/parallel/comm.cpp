@@ -53,6 +53,14 @@ class DoneExchange final : public PendingExchange {
 
 }  // namespace
 
+std::vector<std::vector<double>> Comm::allgather(std::vector<double> mine) {
+  std::vector<std::vector<double>> send(size());
+  for (int q = 0; q < size(); ++q)
+    if (q != rank()) send[q] = mine;
+  send[rank()] = std::move(mine);
+  return exchange(std::move(send));
+}
+
 std::unique_ptr<PendingExchange> Comm::start_exchange(std::vector<std::vector<double>> send) {
   return std::make_unique<DoneExchange>(exchange(std::move(send)));
 }

@@ -63,6 +63,8 @@ void check(int code, const char* what) {
 // MPI counts are ints: a message of more doubles goes in pieces of at most this many
 // (the 2^31 limit of one call; 2^27 doubles = 1 GiB).
 constexpr std::int64_t kPiece = std::int64_t(1) << 27;
+// Comm::allgather's limit for one MPI_Allgatherv (2^30 values: int displacements).
+std::int64_t g_allgather_limit = kPiece * 8;
 
 // An exchange in flight: its buffers and requests (the send buffers must live until the
 // sends complete).
@@ -182,6 +184,53 @@ class MpiComm final : public Comm {
   // pieces beyond kPiece doubles); finish() waits for them.
   std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) override {
     return start_exchange(std::move(send))->finish();
+  }
+
+  std::vector<std::vector<double>> allgather(std::vector<double> mine) override {
+    std::vector<std::int64_t> counts(size_);
+    const std::int64_t n = static_cast<std::int64_t>(mine.size());
+    check(MPI_Allgather(&n, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, MPI_COMM_WORLD),
+          "MPI_Allgather");
+    std::int64_t total = 0;
+    for (const std::int64_t c : counts) total += c;
+    std::vector<std::vector<double>> got(size_);
+    if (total < g_allgather_limit) {  // int counts and displacements: one collective
+      std::vector<int> count(size_), first(size_);
+      for (int r = 0; r < size_; ++r)
+        count[r] = int(counts[r]), first[r] = r ? first[r - 1] + count[r - 1] : 0;
+      std::vector<double> all(static_cast<std::size_t>(total));
+      check(MPI_Allgatherv(mine.data(), int(n), MPI_DOUBLE, all.data(), count.data(), first.data(),
+                           MPI_DOUBLE, MPI_COMM_WORLD),
+            "MPI_Allgatherv");
+      for (int r = 0; r < size_; ++r)
+        got[r].assign(all.begin() + first[r], all.begin() + first[r] + count[r]);
+      return got;
+    }
+    // Beyond int counts: the one buffer sent to every peer in pieces (no copy per peer).
+    std::vector<MPI_Request> requests;
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      got[r].resize(static_cast<std::size_t>(counts[r]));
+      for (std::int64_t at = 0, tag = 0; at < counts[r]; at += kPiece, ++tag) {
+        requests.emplace_back();
+        check(MPI_Irecv(got[r].data() + at, int(std::min(kPiece, counts[r] - at)), MPI_DOUBLE, r,
+                        int(tag), MPI_COMM_WORLD, &requests.back()),
+              "MPI_Irecv");
+      }
+    }
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_) continue;
+      for (std::int64_t at = 0, tag = 0; at < n; at += kPiece, ++tag) {
+        requests.emplace_back();
+        check(MPI_Isend(mine.data() + at, int(std::min(kPiece, n - at)), MPI_DOUBLE, r, int(tag),
+                        MPI_COMM_WORLD, &requests.back()),
+              "MPI_Isend");
+      }
+    }
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+    got[rank_] = std::move(mine);
+    return got;
   }
 
   std::unique_ptr<PendingExchange> start_exchange(std::vector<std::vector<double>> send) override {
@@ -354,6 +403,10 @@ int node_rank() {
   return g_node_rank;
 }
 
+void set_allgather_collective_limit(std::int64_t values) {
+  g_allgather_limit = std::min(values, kPiece * 8);
+}
+
 bool mpi_device_messages() {
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return g_started && MPIX_Query_cuda_support() == 1;
@@ -394,6 +447,8 @@ bool is_mpi_world(const Comm&) {
 int node_rank() {
   return 0;
 }
+
+void set_allgather_collective_limit(std::int64_t) {}
 
 bool mpi_device_messages() {
   return false;

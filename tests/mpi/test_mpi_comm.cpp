@@ -78,6 +78,25 @@ TEST(MpiComm, ExchangeDeliversEveryMessageFromItsSender) {
   }
 }
 
+// Rank r contributes 3 r values (rank 0 none); every rank receives every rank's, in order,
+// by either of MPI's paths.
+TEST(MpiComm, AllgatherDeliversEveryRanksValues) {
+  const int r = comm().rank(), n = comm().size();
+  std::vector<double> mine;
+  for (int i = 0; i < 3 * r; ++i) mine.push_back(100.0 * r + i);
+  // One MPI_Allgatherv, then the messages from the one buffer (the path of more values).
+  for (const std::int64_t limit : {std::int64_t(1) << 30, std::int64_t(0)}) {
+    parallel::set_allgather_collective_limit(limit);
+    const auto got = comm().allgather(mine);
+    ASSERT_EQ(static_cast<int>(got.size()), n);
+    for (int s = 0; s < n; ++s) {
+      ASSERT_EQ(static_cast<int>(got[s].size()), 3 * s) << "from rank " << s << ", limit " << limit;
+      for (int i = 0; i < 3 * s; ++i) EXPECT_EQ(got[s][i], 100.0 * s + i);
+    }
+  }
+  parallel::set_allgather_collective_limit(std::int64_t(1) << 30);
+}
+
 TEST(MpiComm, PointToPointMessagesArriveInOrderWithTheirBytes) {
   EXPECT_EQ(comm().sum(testing::check_point_to_point(comm(), 9)), 0);
   // A library that says it reads GPU memory is only asked to where it says so.

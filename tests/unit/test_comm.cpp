@@ -78,7 +78,7 @@ TEST(VirtualRanks, OrderedSumEqualsOneRankForAnyRankCount) {
   }
 }
 
-TEST(VirtualRanks, ScalarReductionsAndExchange) {
+TEST(VirtualRanks, ScalarReductionsExchangeAndAllgather) {
   VirtualRanks vr(4);
   vr.run([](Comm& comm) {
     const int r = comm.rank(), n = comm.size();
@@ -90,6 +90,10 @@ TEST(VirtualRanks, ScalarReductionsAndExchange) {
     const auto got = comm.exchange(send);
     ASSERT_EQ(static_cast<int>(got.size()), n);
     for (int q = 0; q < n; ++q) EXPECT_EQ(got[q], std::vector<double>(r + 1, 10.0 * q + r));
+    // Every rank's list on every rank, rank 0's empty.
+    const auto all = comm.allgather(std::vector<double>(r, 1.5 * r));
+    ASSERT_EQ(static_cast<int>(all.size()), n);
+    for (int q = 0; q < n; ++q) EXPECT_EQ(all[q], std::vector<double>(q, 1.5 * q));
   });
 }
 

@@ -72,6 +72,10 @@ class Comm {
   // indexed by the sender (send must have size() entries; the entry for this rank is
   // returned to it as it is).
   virtual std::vector<std::vector<double>> exchange(std::vector<std::vector<double>> send) = 0;
+  // All-gather: every rank's `mine`, indexed by rank, on every rank (lengths may differ).
+  // By default an exchange of `mine` to every rank; MPI sends the one buffer without a copy
+  // per peer (MPI_Allgatherv, or messages from it beyond 2^31 values in all).
+  virtual std::vector<std::vector<double>> allgather(std::vector<double> mine);
   // The same exchange, begun: the messages travel while the caller works, finish() ends it.
   // A collective at its start (every rank starts it at the same point); a rank finishes it
   // before its next collective. By default the exchange is done here and finish() returns

@@ -9,6 +9,7 @@
 // other ranks), so that no rank waits forever in a collective the failed one will not reach.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <string>
 
@@ -41,6 +42,10 @@ int node_size();
 // then be given device pointers). Open MPI says so through MPIX_Query_cuda_support; a
 // library that cannot say is taken not to.
 bool mpi_device_messages();
+// Values in all (every rank's together) below which MPI's Comm::allgather is one
+// MPI_Allgatherv (int counts and displacements); at or beyond it, messages from the one
+// buffer. Settable so that a test takes the second path with small data.
+void set_allgather_collective_limit(std::int64_t values);
 // The name of this host (for the log's table of ranks).
 std::string host_name();
 
