@@ -9,7 +9,8 @@ namespace tessera::parallel {
 Partition Partition::along_curve(const mesh::Mesh& m, int ranks, double coarse_fine_cost) {
   if (ranks < 1) throw Error(ErrorKind::kInternal, "a partition needs at least one rank");
   Partition p(m, ranks, coarse_fine_cost);
-  for (int level = 0; level < m.num_levels(); ++level) p.cut_level(m, level);
+  for (int level = 0; level < m.num_levels(); ++level)
+    p.cut_level(m, level, p.level_costs(m, level));
   return p;
 }
 
@@ -17,23 +18,24 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
                                double coarse_fine_cost) {
   Partition p(m, previous.ranks_, coarse_fine_cost);
   for (int level = 0; level < m.num_levels(); ++level) {
+    const std::vector<double> cost = p.level_costs(m, level);
     if (level >= static_cast<int>(previous.starts_.size())) {  // a new level
-      p.cut_level(m, level);
+      p.cut_level(m, level, cost);
       continue;
     }
     p.starts_[level] = previous.starts_[level];
-    p.assign_level(m, level);
+    p.assign_level(m, level, cost);
     const double most = *std::max_element(p.costs_[level].begin(), p.costs_[level].end());
     // along_curve's most loaded rank on this level.
-    const BestCut best = p.best_cut(m, level);
+    const std::vector<std::size_t> best = p.best_cut(cost);
     double least_most = 0;
     for (int r = 0; r < p.ranks_; ++r) {
       double piece = 0;  // summed as assign_level sums, group by group
-      for (std::size_t k = best.first[r]; k < best.first[r + 1]; ++k) piece += best.cost[k];
+      for (std::size_t k = best[r]; k < best[r + 1]; ++k) piece += cost[k];
       least_most = std::max(least_most, piece);
     }
     if (most > (1.0 + tolerance) * least_most) {
-      p.cut_level(m, level);
+      p.cut_level(m, level, cost);
       p.recut_.push_back(level);
     }
   }
@@ -56,51 +58,64 @@ double Partition::group_cost(const mesh::Mesh& m, int g, double coarse_fine_cost
   return 1;
 }
 
-Partition::BestCut Partition::best_cut(const mesh::Mesh& m, int level) const {
-  const auto& groups = m.groups(level);  // canonical order
-  const std::size_t n = groups.size();
-  BestCut cut;
+std::vector<double> Partition::level_costs(const mesh::Mesh& m, int level) const {
+  const auto& groups = m.groups(level);
+  std::vector<double> cost(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    cost[i] = group_cost(m, groups[i], coarse_fine_cost_);
+  return cost;
+}
+
+std::vector<std::size_t> Partition::best_cut(const std::vector<double>& cost) const {
+  const std::size_t n = cost.size();
   std::vector<double> before(n + 1, 0);  // cost of the groups before each
-  for (std::size_t i = 0; i < n; ++i) {
-    cut.cost.push_back(group_cost(m, groups[i], coarse_fine_cost_));
-    before[i + 1] = before[i] + cut.cost[i];
-  }
+  for (std::size_t i = 0; i < n; ++i) before[i + 1] = before[i] + cost[i];
   const double total = before[n];
-  cut.first.assign(ranks_ + 1, n);
-  cut.first[0] = 0;
+  std::vector<std::size_t> first(ranks_ + 1, n);
+  first[0] = 0;
   std::size_t i = 0;
   for (int r = 1; r < ranks_; ++r) {
     // The last i with before[i] * ranks <= total * r (exact for equal costs: integers).
     while (i < n && before[i + 1] * ranks_ <= total * r) ++i;
-    cut.first[r] = i;
+    first[r] = i;
   }
-  return cut;
+  return first;
 }
 
-void Partition::cut_level(const mesh::Mesh& m, int level) {
+void Partition::cut_level(const mesh::Mesh& m, int level, const std::vector<double>& cost) {
   const auto& groups = m.groups(level);
-  const BestCut cut = best_cut(m, level);
+  const std::vector<std::size_t> first = best_cut(cost);
   std::vector<std::uint64_t>& starts = starts_[level];
   starts.assign(ranks_, 0);
   for (int r = 1; r < ranks_; ++r) {
     // An empty piece at the end starts past every key (so does every later one).
-    starts[r] =
-        cut.first[r] < groups.size() ? m.curve_key(groups[cut.first[r]]) : ~std::uint64_t{0};
+    starts[r] = first[r] < groups.size() ? m.curve_key(groups[first[r]]) : ~std::uint64_t{0};
   }
-  assign_level(m, level);
+  assign_level(m, level, cost);
 }
 
-void Partition::assign_level(const mesh::Mesh& m, int level) {
+void Partition::assign_level(const mesh::Mesh& m, int level, const std::vector<double>& cost) {
   const std::vector<std::uint64_t>& starts = starts_[level];
+  const auto& groups = m.groups(level);
   counts_[level].assign(ranks_, 0);
   costs_[level].assign(ranks_, 0.0);
-  int r = 0;
-  for (const int g : m.groups(level)) {  // keys ascend: the ranks are met in order
-    const std::uint64_t key = m.curve_key(g);
-    while (r + 1 < ranks_ && starts[r + 1] <= key) ++r;
-    owner_[g / mesh::kFamilySize] = r;
-    ++counts_[level][r];
-    costs_[level][r] += group_cost(m, g, coarse_fine_cost_);
+  // Rank r's piece: the groups whose keys lie from its start up to the next rank's (keys
+  // ascend along the level, and so do the starts).
+  std::size_t begin = 0;
+  for (int r = 0; r < ranks_; ++r) {
+    std::size_t end = groups.size();
+    if (r + 1 < ranks_)
+      end = static_cast<std::size_t>(
+          std::lower_bound(groups.begin() + static_cast<std::ptrdiff_t>(begin), groups.end(),
+                           starts[r + 1],
+                           [&](int g, std::uint64_t key) { return m.curve_key(g) < key; }) -
+          groups.begin());
+    for (std::size_t i = begin; i < end; ++i) {
+      owner_[groups[i] / mesh::kFamilySize] = r;
+      costs_[level][r] += cost[i];
+    }
+    counts_[level][r] = static_cast<int>(end - begin);
+    begin = end;
   }
 }
 

@@ -54,15 +54,16 @@ class Partition {
  private:
   // Every level sized, no owner yet.
   Partition(const mesh::Mesh& m, int ranks, double coarse_fine_cost);
-  // along_curve's cut of a level: each group's cost, in canonical order, and the first
-  // group of each rank's piece (ranks + 1 entries, the last the group count).
-  struct BestCut {
-    std::vector<double> cost;
-    std::vector<std::size_t> first;
-  };
-  BestCut best_cut(const mesh::Mesh& m, int level) const;
-  void cut_level(const mesh::Mesh& m, int level);
-  void assign_level(const mesh::Mesh& m, int level);
+  // Each group's cost (group_cost), in the level's canonical order: computed once per
+  // level and partition, and passed to the cut and the assignment.
+  std::vector<double> level_costs(const mesh::Mesh& m, int level) const;
+  // along_curve's cut of a level: the first group of each rank's piece (ranks + 1 entries,
+  // the last the group count).
+  std::vector<std::size_t> best_cut(const std::vector<double>& cost) const;
+  void cut_level(const mesh::Mesh& m, int level, const std::vector<double>& cost);
+  // Owners, counts and costs of the level's pieces from its starts: each piece's first
+  // group found by a binary search of the curve keys (no key computed per group).
+  void assign_level(const mesh::Mesh& m, int level, const std::vector<double>& cost);
 
   int ranks_ = 1;
   double coarse_fine_cost_ = 1;
