@@ -1,6 +1,6 @@
 // Meshes for tests: field registries of `n` scalar fields f0, f1, ... with FieldInfo's
-// defaults (two time levels, refluxed, restricted, limited linear prolongation), and a
-// small periodic box.
+// defaults (two time levels, refluxed, restricted, limited linear prolongation), a small
+// periodic box, and a unit cube of n^3 root cells with one boundary kind on every side.
 #pragma once
 
 #include <string>
@@ -25,6 +25,17 @@ inline Geometry periodic_box() {
   g.xmax = {1.5, 1, 1};
   g.dx0 = 1.0 / 32;
   for (auto& b : g.boundary) b = {Boundary::kPeriodic, Boundary::kPeriodic};
+  return g;
+}
+
+// The unit cube, n^3 root cells, boundary `bc` on every side.
+inline Geometry box_geometry(Boundary bc, int n = 32) {
+  Geometry g;
+  g.xmin = {0, 0, 0};
+  g.xmax = {1, 1, 1};
+  g.root_cells = {n, n, n};
+  g.dx0 = 1.0 / n;
+  for (auto& d : g.boundary) d = {bc, bc};
   return g;
 }
 

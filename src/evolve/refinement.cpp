@@ -209,8 +209,16 @@ void sort_marks(std::vector<std::uint64_t>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-mesh::PatchCoord parent_coord(mesh::PatchCoord pc) {
-  return {floor_div(pc[0], 2), floor_div(pc[1], 2), floor_div(pc[2], 2)};
+void nesting_parents(const mesh::Mesh& m, int level, std::uint64_t k,
+                     std::vector<std::uint64_t>& out) {
+  const mesh::PatchCoord pc = mark_coord(k);
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        mesh::PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
+        if (!m.wrap(level, q)) continue;
+        out.push_back(mark_key({floor_div(q[0], 2), floor_div(q[1], 2), floor_div(q[2], 2)}));
+      }
 }
 
 RefinementParams RefinementParams::from_params(const Params& p) {
@@ -439,16 +447,7 @@ mesh::Hierarchy settle_hierarchy(const mesh::Mesh& m, int max_level, Marks refin
   // neighbours on its own level, so their parents are refined.
   for (int level = max_level - 1; level >= 1; --level) {
     sort_marks(refine[level]);
-    for (std::uint64_t k : refine[level]) {
-      const mesh::PatchCoord pc = mark_coord(k);
-      for (int dz = -1; dz <= 1; ++dz)
-        for (int dy = -1; dy <= 1; ++dy)
-          for (int dx = -1; dx <= 1; ++dx) {
-            mesh::PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
-            if (!m.wrap(level, q)) continue;
-            refine[level - 1].push_back(mark_key(parent_coord(q)));
-          }
-    }
+    for (const std::uint64_t k : refine[level]) nesting_parents(m, level, k, refine[level - 1]);
   }
   if (!refine.empty()) sort_marks(refine[0]);
   mesh::Hierarchy h;

@@ -109,15 +109,7 @@ mesh::HierarchyChange settle_change(const mesh::Mesh& m, int max_level, const Ma
   for (int level = max_level - 1; level >= 0; --level) {
     std::vector<std::uint64_t> candidates = lists[3 * level + kLeaves];
     if (level + 1 < max_level)
-      for (const std::uint64_t k : added[level + 1]) {
-        const PatchCoord pc = mark_coord(k);
-        for (int dz = -1; dz <= 1; ++dz)
-          for (int dy = -1; dy <= 1; ++dy)
-            for (int dx = -1; dx <= 1; ++dx) {
-              PatchCoord q = {pc[0] + dx, pc[1] + dy, pc[2] + dz};
-              if (m.wrap(level + 1, q)) candidates.push_back(mark_key(parent_coord(q)));
-            }
-      }
+      for (const std::uint64_t k : added[level + 1]) nesting_parents(m, level + 1, k, candidates);
     sort_marks(candidates);
     for (const std::uint64_t k : candidates)
       if (!refined_now(m, level, mark_coord(k))) added[level].push_back(k);

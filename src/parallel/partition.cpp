@@ -225,7 +225,6 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
   // What each of them reads of this rank's patches (plan_receives' lists from this rank).
   for (const int g : readers) {
     const int to = part.owner(g);
-    if (m.patch(g).level != level) continue;
     const int* row = table.row(g);
     for (int b = 0; b < mesh::kGroupBlocks; ++b)
       if (row[b] >= 0 && part.owns(rank, row[b])) plan.same_level[to].push_back(row[b]);

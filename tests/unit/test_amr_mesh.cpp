@@ -21,17 +21,8 @@ using tessera::physics::mhd_fields;
 namespace tessera::mesh {
 namespace {
 
+using testing::box_geometry;
 using testing::plain_fields;
-
-Geometry box_geometry(Boundary bc, int n = 32) {
-  Geometry g;
-  g.xmin = {0, 0, 0};
-  g.xmax = {1, 1, 1};
-  g.root_cells = {n, n, n};
-  g.dx0 = 1.0 / n;
-  for (auto& d : g.boundary) d = {bc, bc};
-  return g;
-}
 
 template <class F>
 void fill_level(Mesh& m, int level, F&& f) {

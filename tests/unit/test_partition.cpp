@@ -376,13 +376,7 @@ TEST_P(PartitionExchange, GroupsThatReadOnlyOwnPatchesNeedNoExchange) {
 // step and of the refined levels' Poisson solves (every group's parent neighbourhood).
 TEST(PartitionExchange, EachRanksSendsAreWhatItsPeersReceive) {
   for (const auto bc : {mesh::Boundary::kPeriodic, mesh::Boundary::kOutflow}) {
-    mesh::Geometry geo;
-    geo.xmin = {0, 0, 0};
-    geo.xmax = {1, 1, 1};
-    geo.root_cells = {64, 64, 64};
-    geo.dx0 = 1.0 / 64;
-    for (auto& d : geo.boundary) d = {bc, bc};
-    mesh::Mesh m(geo, mesh::testing::plain_fields(1), {}, false);
+    mesh::Mesh m(mesh::testing::box_geometry(bc, 64), mesh::testing::plain_fields(1), {}, false);
     // A ball moving across the box, refined twice: families added, removed and moved.
     for (int step = 0; step < 6; ++step) {
       const std::array<double, 3> centre = {0.2 + 0.1 * step, 0.45, 0.55};

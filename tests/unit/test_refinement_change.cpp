@@ -21,16 +21,6 @@ using mesh::Hierarchy;
 using mesh::kFamilySize;
 using mesh::Mesh;
 
-Geometry box(Boundary bc, int n) {
-  Geometry g;
-  g.xmin = {0, 0, 0};
-  g.xmax = {1, 1, 1};
-  g.root_cells = {n, n, n};
-  g.dx0 = 1.0 / n;
-  for (auto& d : g.boundary) d = {bc, bc};
-  return g;
-}
-
 // Random marks of `m`'s patches below max_level: most refined patches marked again (they
 // stay; `shrink`: fewer of them), few leaves (they refine), in clusters around a few centres so
 // that the nesting has work to do; each mark with the patch that made it (itself or a neighbour, as
@@ -105,7 +95,7 @@ class SettleChange : public ::testing::TestWithParam<Case> {};
 TEST_P(SettleChange, EqualsTheWholeHierarchysPlan) {
   const auto [bc, ranks] = GetParam();
   constexpr int kMaxLevel = 3;
-  const Geometry geo = box(bc, 64);
+  const Geometry geo = mesh::testing::box_geometry(bc, 64);
   std::mt19937 rng(7 + ranks);
   Mesh whole(geo, mesh::testing::plain_fields(1), {}, false);
   std::vector<Mesh> changed;
@@ -145,7 +135,9 @@ TEST_P(SettleChange, EqualsTheWholeHierarchysPlan) {
   EXPECT_GT(removed, 0);
   EXPECT_GT(moved, 0);
   EXPECT_GE(whole.num_levels(), 3);
-  if (ranks > 1) EXPECT_GT(foreign, 0) << "no mark crossed a boundary between the ranks' pieces";
+  if (ranks > 1) {
+    EXPECT_GT(foreign, 0) << "no mark crossed a boundary between the ranks' pieces";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -160,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
 // A run restarted with fewer levels: the families beyond max_level go, as the whole plan
 // has them go.
 TEST(SettleChange, FamiliesBeyondMaxLevelAreRemoved) {
-  const Geometry geo = box(Boundary::kOutflow, 32);
+  const Geometry geo = mesh::testing::box_geometry(Boundary::kOutflow, 32);
   std::mt19937 rng(3);
   Mesh a(geo, mesh::testing::plain_fields(1), {}, false);
   for (int step = 0; step < 12 && a.num_levels() < 4; ++step)

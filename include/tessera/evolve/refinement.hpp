@@ -65,8 +65,10 @@ using Marks = std::vector<std::vector<std::uint64_t>>;
 std::uint64_t mark_key(mesh::PatchCoord pc);  // non-negative coordinates below 2^21
 mesh::PatchCoord mark_coord(std::uint64_t key);
 void sort_marks(std::vector<std::uint64_t>& keys);  // sorted, each once
-// The parent's coordinate of a patch at `pc` (one level coarser).
-mesh::PatchCoord parent_coord(mesh::PatchCoord pc);
+// Proper nesting's demand of a refined patch of `level` (key `k`): appends to `out` the
+// keys of the parents (level - 1) of its 26 neighbours and itself, those in the domain.
+void nesting_parents(const mesh::Mesh& mesh, int level, std::uint64_t k,
+                     std::vector<std::uint64_t>& out);
 // Every rank's lists, per level, concatenated in rank order onto every rank (a collective).
 void gather_marks(Marks& marks, parallel::Comm& comm);
 
