@@ -51,11 +51,7 @@ Partition::Partition(const mesh::Mesh& m, int ranks, double coarse_fine_cost)
       starts_(m.num_levels()) {}
 
 double Partition::group_cost(const mesh::Mesh& m, int g, double coarse_fine_cost) {
-  if (coarse_fine_cost == 1) return 1;
-  const int* row = m.neighbours().row(g);
-  for (int b = 0; b < mesh::kGroupBlocks; ++b)
-    if (row[b] == mesh::kBlockCoarse) return coarse_fine_cost;
-  return 1;
+  return m.neighbours().reads_coarse(g) ? coarse_fine_cost : 1;
 }
 
 std::vector<double> Partition::level_costs(const mesh::Mesh& m, int level) const {
@@ -142,11 +138,7 @@ void canonical_lists(const mesh::Mesh& m, std::vector<std::vector<int>>& lists) 
 // Whether group g of `level` reads the coarser level around its parent.
 bool reads_coarse(const mesh::NeighbourTable& table, int level, int g, bool every_parent) {
   if (level == 0) return false;
-  if (every_parent) return true;
-  const int* row = table.row(g);
-  for (int b = 0; b < mesh::kGroupBlocks; ++b)
-    if (row[b] == mesh::kBlockCoarse) return true;
-  return false;
+  return every_parent || table.reads_coarse(g);
 }
 
 // Calls f(q) for the parent of group g and the parent's 26 neighbours (the coarse patches
@@ -241,12 +233,9 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
 bool reads_only_own(const mesh::Mesh& m, const Partition& part, int rank, int group) {
   const mesh::NeighbourTable& table = m.neighbours();
   const int* row = table.row(group);
-  bool coarse = false;
-  for (int b = 0; b < mesh::kGroupBlocks; ++b) {
+  for (int b = 0; b < mesh::kGroupBlocks; ++b)
     if (row[b] >= 0 && part.owner(row[b]) != rank) return false;
-    coarse |= row[b] == mesh::kBlockCoarse;
-  }
-  if (!coarse || m.patch(group).level == 0) return true;
+  if (!table.reads_coarse(group) || m.patch(group).level == 0) return true;
   const int parent = m.patch(group).parent;
   for (int dz = -1; dz <= 1; ++dz)
     for (int dy = -1; dy <= 1; ++dy)

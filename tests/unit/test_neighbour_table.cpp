@@ -1,6 +1,7 @@
 // The neighbour table (mesh/neighbour_table.hpp) against the patch lookup: every block of
 // every group is the patch found by coordinates, or the coarser level inside the domain,
-// or a boundary beyond a non-periodic side; it follows regrids and canonicalisation.
+// or a boundary beyond a non-periodic side, and the group's flag of coarse blocks agrees;
+// it follows regrids and canonicalisation.
 #include <gtest/gtest.h>
 
 #include "../nested_mesh.hpp"
@@ -22,6 +23,7 @@ void expect_table_matches_lookup(const Mesh& m, std::array<int, 3>& kinds) {
   for (int level = 0; level < m.num_levels(); ++level)
     for (const int g : m.groups(level)) {
       const PatchCoord base = m.patch(g).coord();
+      bool coarse = false;
       for (int bz = -1; bz <= 2; ++bz)
         for (int by = -1; by <= 2; ++by)
           for (int bx = -1; bx <= 2; ++bx) {
@@ -31,7 +33,9 @@ void expect_table_matches_lookup(const Mesh& m, std::array<int, 3>& kinds) {
             ASSERT_EQ(t.block(g, bx, by, bz), want)
                 << "level " << level << " group " << g << " block " << bx << by << bz;
             ++kinds[want >= 0 ? 0 : want == kBlockCoarse ? 1 : 2];
+            coarse |= want == kBlockCoarse;
           }
+      EXPECT_EQ(t.reads_coarse(g), coarse) << "level " << level << " group " << g;
       // Patch neighbours are the blocks seen from the patch.
       for (int c = 0; c < kFamilySize; ++c)
         for (int n = 0; n < 27; ++n) {

@@ -9,6 +9,7 @@
 // rows say which of those patches live on another rank: the exchange plan.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "kernels/resident_gather.hpp"
@@ -51,6 +52,10 @@ class NeighbourTable {
   }
   // Non-periodic domain sides the group touches: bit 2 d + s (s = 0 low, 1 high).
   int sides(int first_patch) const { return sides_[first_patch / 8]; }
+  // Whether any block of the group is kBlockCoarse (its ghost zones read the coarser level
+  // around its parent): kept with the row, so the partition's costs and the exchange plans
+  // ask one byte per group instead of scanning its 64 blocks.
+  bool reads_coarse(int first_patch) const { return coarse_[first_patch / 8] != 0; }
   // Families the table has rows for (the mesh's pool slots / 8).
   int families() const { return static_cast<int>(sides_.size()); }
 
@@ -58,8 +63,9 @@ class NeighbourTable {
 
  private:
   void build_row(const Forest& m, int first);
-  std::vector<int> blocks_;  // [family][kGroupBlocks]
-  std::vector<int> sides_;   // [family]
+  std::vector<int> blocks_;           // [family][kGroupBlocks]
+  std::vector<int> sides_;            // [family]
+  std::vector<std::uint8_t> coarse_;  // [family]: 1 where a block is kBlockCoarse
 };
 
 }  // namespace tessera::mesh
