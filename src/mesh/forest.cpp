@@ -125,18 +125,33 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
 // Links the family's patches to their same-level neighbours, both ways. Neighbours that
 // do not exist yet link back when they are placed.
 void Forest::link_family(int first_patch) {
-  touch(first_patch);
+  // The 4x4x4 patch positions around the family (the family itself at 0..1 per axis), each
+  // looked up once: 56 lookups instead of one per patch and neighbour (216).
+  const PatchCoord base = patches_[first_patch].coord();
+  const int level = patches_[first_patch].level;
+  int block[64];
+  for (int bz = -1; bz <= 2; ++bz)
+    for (int by = -1; by <= 2; ++by)
+      for (int bx = -1; bx <= 2; ++bx) {
+        const bool inside = bx >= 0 && bx <= 1 && by >= 0 && by <= 1 && bz >= 0 && bz <= 1;
+        block[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)] =
+            inside ? first_patch + bx + 2 * by + 4 * bz
+                   : find_patch(level, {base[0] + bx, base[1] + by, base[2] + bz});
+      }
   for (int c = 0; c < kFamilySize; ++c) {
     const int p = first_patch + c;
-    const PatchCoord pc = patches_[p].coord();
-    const int level = patches_[p].level;
     for (int n = 0; n < 27; ++n) {
-      const int q =
-          find_patch(level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1});
+      const int bx = (c & 1) + n % 3 - 1, by = ((c >> 1) & 1) + (n / 3) % 3 - 1,
+                bz = ((c >> 2) & 1) + n / 9 - 1;
+      const int q = block[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)];
       patches_[p].neighbour[n] = q;
-      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p, touch(q);
+      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p;
     }
   }
+  // The neighbouring families' rows of the neighbour table change: each listed once per
+  // position, not once per link.
+  for (const int q : block)
+    if (q != kNoPatch) touch(q);
 }
 
 // Removes the family from the octree: neighbours and the parent forget it, the lookup

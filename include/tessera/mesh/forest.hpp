@@ -174,7 +174,12 @@ class Forest {
   // Families whose neighbour links or position changed since the table was last brought
   // up to date (apply_hierarchy updates only their rows).
   std::vector<int> touched_;
-  void touch(int patch) { touched_.push_back(patch - patch % kFamilySize); }
+  // The family of `patch` listed for its neighbour-table row (a repeat of the last listed
+  // one skipped: apply_changes sorts and uniques the list).
+  void touch(int patch) {
+    const int family = patch - patch % kFamilySize;
+    if (touched_.empty() || touched_.back() != family) touched_.push_back(family);
+  }
 };
 
 }  // namespace tessera::mesh
