@@ -86,7 +86,7 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
                                             std::to_string(level - 1) + " is empty)");
     std::vector<std::pair<std::uint64_t, PatchCoord>> families;
     for (const auto& pc : refined[l]) {
-      if (lookup_.find(key(level - 1, pc)) == lookup_.end())
+      if (find_patch(level - 1, pc) == kNoPatch)
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
       families.push_back({morton_key(pc[0], pc[1], pc[2]), pc});
@@ -98,7 +98,7 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
     for (const auto& [k, pc] : families) {
       groups_[level].push_back(num_patches());
       place_family(num_patches(), level, {2 * pc[0], 2 * pc[1], 2 * pc[2]},
-                   lookup_.at(key(level - 1, pc)));
+                   find_patch(level - 1, pc));
     }
   }
   for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
@@ -107,7 +107,10 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
 }
 
 void Forest::place_family(int first_patch, int level, PatchCoord first, int parent) {
-  if (first_patch == num_patches()) patches_.resize(patches_.size() + kFamilySize);
+  if (first_patch == num_patches()) {
+    patches_.resize(patches_.size() + kFamilySize);
+    links_.resize(links_.size() + 27, kNoPatch);
+  }
   if (parent != kNoPatch) patches_[parent].first_child = first_patch;
   for (int c = 0; c < kFamilySize; ++c) {
     PatchMeta& m = patches_[first_patch + c];
@@ -117,61 +120,53 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
     const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1),
                            first[2] + ((c >> 2) & 1)};
     for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
-    m.neighbour.fill(kNoPatch);
-    lookup_[key(level, pc)] = first_patch + c;
   }
+  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  std::fill_n(links, 27, kNoPatch);
+  links[13] = first_patch;
+  lookup_[key(level, {first[0] / 2, first[1] / 2, first[2] / 2})] = first_patch;
 }
 
-// Links the family's patches to their same-level neighbours, both ways. Neighbours that
-// do not exist yet link back when they are placed.
+// Links the family to its same-level neighbour families, both ways. Neighbours that do
+// not exist yet link back when they are placed.
 void Forest::link_family(int first_patch) {
-  // The 4x4x4 patch positions around the family (the family itself at 0..1 per axis), each
-  // looked up once: 56 lookups instead of one per patch and neighbour (216).
-  const PatchCoord base = patches_[first_patch].coord();
+  const PatchCoord base = patches_[first_patch].coord();  // even: the family's first patch
   const int level = patches_[first_patch].level;
-  int block[64];
-  for (int bz = -1; bz <= 2; ++bz)
-    for (int by = -1; by <= 2; ++by)
-      for (int bx = -1; bx <= 2; ++bx) {
-        const bool inside = bx >= 0 && bx <= 1 && by >= 0 && by <= 1 && bz >= 0 && bz <= 1;
-        block[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)] =
-            inside ? first_patch + bx + 2 * by + 4 * bz
-                   : find_patch(level, {base[0] + bx, base[1] + by, base[2] + bz});
-      }
-  for (int c = 0; c < kFamilySize; ++c) {
-    const int p = first_patch + c;
-    for (int n = 0; n < 27; ++n) {
-      const int bx = (c & 1) + n % 3 - 1, by = ((c >> 1) & 1) + (n / 3) % 3 - 1,
-                bz = ((c >> 2) & 1) + n / 9 - 1;
-      const int q = block[(bx + 1) + 4 * (by + 1) + 16 * (bz + 1)];
-      patches_[p].neighbour[n] = q;
-      if (q != kNoPatch) patches_[q].neighbour[opposite(n)] = p;
-    }
+  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  touch(first_patch);
+  for (int n = 0; n < 27; ++n) {
+    if (n == 13) continue;
+    const int q = find_patch(level, {base[0] + 2 * (n % 3 - 1), base[1] + 2 * ((n / 3) % 3 - 1),
+                                     base[2] + 2 * (n / 9 - 1)});
+    links[n] = q;
+    if (q == kNoPatch) continue;
+    links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = first_patch;
+    touch(q);
   }
-  // The neighbouring families' rows of the neighbour table change: each listed once per
-  // position, not once per link.
-  for (const int q : block)
-    if (q != kNoPatch) touch(q);
 }
 
 // Removes the family from the octree: neighbours and the parent forget it, the lookup
 // loses it, and its slots are marked free (level -1).
 void Forest::unlink_family(int first_patch) {
   for (int c = 0; c < kFamilySize; ++c) {
-    PatchMeta& m = patches_[first_patch + c];
+    const PatchMeta& m = patches_[first_patch + c];
     if (!m.is_leaf())
       throw Error(ErrorKind::kInternal,
                   "regrid removes " + coord_text(m.level, m.coord()) + " but keeps its children");
-    for (int n = 0; n < 27; ++n) {
-      const int q = m.neighbour[n];
-      if (q != kNoPatch && (q < first_patch || q >= first_patch + kFamilySize))
-        patches_[q].neighbour[opposite(n)] = kNoPatch, touch(q);
-    }
-    lookup_.erase(key(m.level, m.coord()));
   }
+  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  for (int n = 0; n < 27; ++n) {
+    const int q = links[n];
+    if (q == kNoPatch || q == first_patch) continue;
+    links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = kNoPatch;
+    touch(q);
+  }
+  const PatchCoord base = patches_[first_patch].coord();
+  lookup_.erase(key(patches_[first_patch].level, {base[0] / 2, base[1] / 2, base[2] / 2}));
   const int parent = patches_[first_patch].parent;
   if (parent != kNoPatch) patches_[parent].first_child = kNoPatch;
   for (int c = 0; c < kFamilySize; ++c) patches_[first_patch + c] = PatchMeta{-1};
+  std::fill_n(links, 27, kNoPatch);
 }
 
 // Moves the family at `from` into the free position `to`: its metadata and every link
@@ -179,22 +174,28 @@ void Forest::unlink_family(int first_patch) {
 // its level's list of groups: apply_changes, its only caller, fixes that.
 void Forest::move_family(int from, int to) {
   for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
+  int* links = links_.data() + std::size_t(to / kFamilySize) * 27;
+  std::copy_n(links_.data() + std::size_t(from / kFamilySize) * 27, 27, links);
   touch(to);
-  auto moved = [&](int q) { return q >= from && q < from + kFamilySize ? q - from + to : q; };
-  for (int c = 0; c < kFamilySize; ++c) {
-    PatchMeta& m = patches_[to + c];
-    for (int n = 0; n < 27; ++n) {
-      const int q = m.neighbour[n];
-      if (q == kNoPatch) continue;
-      m.neighbour[n] = moved(q);
-      if (moved(q) == q) patches_[q].neighbour[opposite(n)] = to + c, touch(q);
+  for (int n = 0; n < 27; ++n) {
+    const int q = links[n];
+    if (q == from) {  // the family itself (n = 13, or a periodic image of one family)
+      links[n] = to;
+    } else if (q != kNoPatch) {
+      links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = to;
+      touch(q);
     }
-    lookup_[key(m.level, m.coord())] = to + c;
+  }
+  const PatchCoord base = patches_[to].coord();
+  lookup_[key(patches_[to].level, {base[0] / 2, base[1] / 2, base[2] / 2})] = to;
+  for (int c = 0; c < kFamilySize; ++c) {
+    const PatchMeta& m = patches_[to + c];
     if (!m.is_leaf())
       for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
   }
   if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
   for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
+  std::fill_n(links_.data() + std::size_t(from / kFamilySize) * 27, 27, kNoPatch);
 }
 
 std::size_t Forest::group_position(int level, int first, std::size_t count) const {
@@ -245,9 +246,9 @@ HierarchyChange Forest::change_to(const Hierarchy& refined) const {
   std::vector<char> wanted(patches_.size(), 0);
   for (std::size_t l = 0; l < refined.size(); ++l)
     for (const PatchCoord& pc : refined[l]) {
-      const auto it = lookup_.find(key(int(l), pc));
-      if (it != lookup_.end() && !patches_[it->second].is_leaf())
-        wanted[it->second] = 1;
+      const int p = lookup(int(l), pc);
+      if (p != kNoPatch && !patches_[p].is_leaf())
+        wanted[p] = 1;
       else
         change.added[l].push_back(pc);
     }
@@ -285,11 +286,11 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
   for (int level = num_levels() - 1; level >= 1; --level) {
     if (level - 1 >= static_cast<int>(hc.removed.size()) || hc.removed[level - 1].empty()) continue;
     for (const PatchCoord& pc : hc.removed[level - 1]) {
-      const auto it = lookup_.find(key(level - 1, pc));
-      if (it == lookup_.end() || patches_[it->second].is_leaf())
+      const int p = lookup(level - 1, pc);
+      if (p == kNoPatch || patches_[p].is_leaf())
         throw Error(ErrorKind::kInternal,
                     "removing the children of " + coord_text(level - 1, pc) + ", which has none");
-      const int g = patches_[it->second].first_child;
+      const int g = patches_[p].first_child;
       fc.removed.push_back(g);
       unlink_family(g);
       free_slots.push_back(g);
@@ -310,11 +311,10 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
   for (std::size_t l = 0; l < hc.added.size(); ++l) {
     const int level = static_cast<int>(l) + 1;
     for (const PatchCoord& pc : hc.added[l]) {
-      const auto it = lookup_.find(key(level - 1, pc));
-      if (it == lookup_.end())
+      const int parent = lookup(level - 1, pc);
+      if (parent == kNoPatch)
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
-      const int parent = it->second;
       if (!patches_[parent].is_leaf()) continue;  // its family exists (listed twice)
       if (level >= num_levels()) groups_.resize(level + 1);
       int slot = num_patches();
@@ -347,6 +347,7 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
     }
     while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
   }
+  links_.resize(patches_.size() / kFamilySize * 27);
   fc.patches_after = patches_.size();
   for (int level = 1; level < num_levels(); ++level) merge_groups(level, kept_groups[level]);
   change.added.resize(groups_.size());
@@ -406,15 +407,20 @@ std::vector<int> Forest::canonicalize() {
   for (std::size_t i = 0; i < order.size(); ++i) where[order[i]] = static_cast<int>(i);
   auto renumber = [&](int q) { return q == kNoPatch ? kNoPatch : where[q]; };
   std::vector<PatchMeta> metas(patches_.size());
+  std::vector<int> links(links_.size());
   for (std::size_t i = 0; i < order.size(); ++i) {
     PatchMeta m = patches_[order[i]];
     m.parent = renumber(m.parent);
     m.first_child = renumber(m.first_child);
-    for (auto& q : m.neighbour) q = renumber(q);
     metas[i] = m;
-    lookup_[key(m.level, m.coord())] = static_cast<int>(i);
+    if (i % kFamilySize != 0) continue;
+    const PatchCoord pc = m.coord();
+    lookup_[key(m.level, {pc[0] / 2, pc[1] / 2, pc[2] / 2})] = static_cast<int>(i);
+    for (int n = 0; n < 27; ++n)
+      links[i / kFamilySize * 27 + std::size_t(n)] = renumber(family_neighbour(order[i], n));
   }
   patches_ = std::move(metas);
+  links_ = std::move(links);
   for (auto& groups : groups_)
     for (auto& g : groups) g = where[g];
   neighbours_.build(*this);
@@ -444,10 +450,31 @@ bool Forest::wrap(int level, PatchCoord& pc) const {
   return true;
 }
 
+int Forest::lookup(int level, PatchCoord pc) const {
+  if (level < 0 || level >= num_levels() || pc[0] < 0 || pc[1] < 0 || pc[2] < 0) return kNoPatch;
+  const auto it = lookup_.find(key(level, {pc[0] / 2, pc[1] / 2, pc[2] / 2}));
+  if (it == lookup_.end()) return kNoPatch;
+  return it->second + (pc[0] & 1) + 2 * (pc[1] & 1) + 4 * (pc[2] & 1);
+}
+
 int Forest::find_patch(int level, PatchCoord pc) const {
   if (level < 0 || level >= num_levels() || !wrap(level, pc)) return kNoPatch;
-  auto it = lookup_.find(key(level, pc));
-  return it == lookup_.end() ? kNoPatch : it->second;
+  return lookup(level, pc);
+}
+
+int Forest::neighbour_patch(int p, int n) const {
+  const int c = p % kFamilySize;
+  // The neighbour's position in the 4x4x4 patches around the family (-1 .. 2 per axis),
+  // then its family's offset and its child index in that family.
+  const int b[3] = {(c & 1) + n % 3 - 1, ((c >> 1) & 1) + (n / 3) % 3 - 1,
+                    ((c >> 2) & 1) + n / 9 - 1};
+  int f[3], child = 0;
+  for (int d = 0; d < 3; ++d) {
+    f[d] = b[d] < 0 ? -1 : b[d] > 1 ? 1 : 0;
+    child |= (b[d] - 2 * f[d]) << d;
+  }
+  const int q = family_neighbour(p - c, neighbour_index(f[0], f[1], f[2]));
+  return q == kNoPatch ? kNoPatch : q + child;
 }
 
 Hierarchy Forest::hierarchy() const {
@@ -481,9 +508,11 @@ std::array<double, 3> Forest::cell_center(int p, int i, int j, int k) const {
 }
 
 void Forest::check_invariants() const {
-  if (lookup_.size() != patches_.size())
+  if (lookup_.size() * kFamilySize != patches_.size() ||
+      links_.size() * kFamilySize != patches_.size() * 27)
     invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
-                     " patches, the forest " + std::to_string(patches_.size()));
+                     " families and the links " + std::to_string(links_.size() / 27) +
+                     ", the forest " + std::to_string(patches_.size() / kFamilySize));
   for (int level = 0; level < num_levels(); ++level) {
     if (groups_[level].empty()) invariant_failed("level " + std::to_string(level) + " is empty");
     for (std::size_t i = 1; i < groups_[level].size(); ++i)
@@ -514,14 +543,19 @@ void Forest::check_invariants() const {
     if (find_patch(m.level, m.coord()) != p)
       invariant_failed("lookup of " + coord_text(m.level, m.coord()) + " does not find it");
     for (int n = 0; n < 27; ++n) {
-      const int q = m.neighbour[n];
+      const int q = neighbour_patch(p, n);
       const PatchCoord pc = m.coord();
       if (q != find_patch(m.level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1}))
         invariant_failed("neighbour link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
                          " is stale");
-      if (q == kNoPatch) continue;
-      const int dx = n % 3 - 1, dy = (n / 3) % 3 - 1, dz = n / 9 - 1;
-      if (patches_[q].neighbour[neighbour_index(-dx, -dy, -dz)] != p)
+      if (p % kFamilySize != 0) continue;
+      // The family's links, both ways.
+      const int f = family_neighbour(p, n);
+      if (f != find_patch(m.level, {pc[0] + 2 * (n % 3 - 1), pc[1] + 2 * ((n / 3) % 3 - 1),
+                                    pc[2] + 2 * (n / 9 - 1)}))
+        invariant_failed("family link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
+                         " is stale");
+      if (f != kNoPatch && family_neighbour(f, opposite(n)) != p)
         invariant_failed("neighbour links of " + coord_text(m.level, m.coord()) +
                          " are not symmetric");
     }
@@ -532,7 +566,7 @@ void Forest::check_invariants() const {
     for (int n = 0; n < 27; ++n) {
       PatchCoord pc = m.coord();
       pc[0] += n % 3 - 1, pc[1] += (n / 3) % 3 - 1, pc[2] += n / 9 - 1;
-      if (wrap(m.level, pc) && m.neighbour[n] == kNoPatch)
+      if (wrap(m.level, pc) && neighbour_patch(p, n) == kNoPatch)
         invariant_failed("proper nesting: refined " + coord_text(m.level, m.coord()) +
                          " lacks a neighbour on its own level");
     }

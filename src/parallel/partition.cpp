@@ -206,8 +206,8 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
       if (!part.owns(rank, g)) continue;
       for (int c = 0; c < mesh::kFamilySize; ++c)
         for (int n = 0; n < 27; ++n) {
-          const int q = m.patch(g + c).neighbour[n];
-          if (q == mesh::kNoPatch || m.patch(q).is_leaf()) continue;
+          const int q = table.neighbour(g + c, n % 3 - 1, (n / 3) % 3 - 1, n / 9 - 1);
+          if (q < 0 || m.patch(q).is_leaf()) continue;
           const int child = m.patch(q).first_child;
           if (!part.owns(rank, child)) readers.push_back(child);
         }

@@ -175,7 +175,7 @@ TEST(Mesh, NeighbourLinksPointAtAdjacentPatchesAndAreSymmetric) {
     for (int p = 0; p < mesh.num_patches(); ++p) {
       const auto& m = mesh.patch(p);
       const auto pc = patch_coord(m);
-      EXPECT_EQ(m.neighbour[neighbour_index(0, 0, 0)], p);
+      EXPECT_EQ(mesh.neighbour_patch(p, neighbour_index(0, 0, 0)), p);
       for (int dz = -1; dz <= 1; ++dz)
         for (int dy = -1; dy <= 1; ++dy)
           for (int dx = -1; dx <= 1; ++dx) {
@@ -192,7 +192,7 @@ TEST(Mesh, NeighbourLinksPointAtAdjacentPatchesAndAreSymmetric) {
               }
               expect[d] = q;
             }
-            const int q = m.neighbour[neighbour_index(dx, dy, dz)];
+            const int q = mesh.neighbour_patch(p, neighbour_index(dx, dy, dz));
             const std::string where = describe(g) + " patch " + std::to_string(p) + " offset " +
                                       std::to_string(dx) + "," + std::to_string(dy) + "," +
                                       std::to_string(dz);
@@ -203,7 +203,7 @@ TEST(Mesh, NeighbourLinksPointAtAdjacentPatchesAndAreSymmetric) {
             ASSERT_NE(q, kNoPatch) << where;
             EXPECT_EQ(patch_coord(mesh.patch(q)), expect) << where;
             // Symmetry: p is q's neighbour in the opposite direction.
-            EXPECT_EQ(mesh.patch(q).neighbour[neighbour_index(-dx, -dy, -dz)], p) << where;
+            EXPECT_EQ(mesh.neighbour_patch(q, neighbour_index(-dx, -dy, -dz)), p) << where;
           }
     }
   }
@@ -215,26 +215,26 @@ TEST(Mesh, PeriodicLinksWrapAcrossTheDomain) {
   const int lo = mesh.find_patch(0, {0, 1, 0});
   const int hi_x = mesh.find_patch(0, {3, 1, 0});
   const int hi_z = mesh.find_patch(0, {0, 1, 5});
-  EXPECT_EQ(mesh.patch(lo).neighbour[neighbour_index(-1, 0, 0)], hi_x);
-  EXPECT_EQ(mesh.patch(hi_x).neighbour[neighbour_index(1, 0, 0)], lo);
-  EXPECT_EQ(mesh.patch(lo).neighbour[neighbour_index(0, 0, -1)], hi_z);
+  EXPECT_EQ(mesh.neighbour_patch(lo, neighbour_index(-1, 0, 0)), hi_x);
+  EXPECT_EQ(mesh.neighbour_patch(hi_x, neighbour_index(1, 0, 0)), lo);
+  EXPECT_EQ(mesh.neighbour_patch(lo, neighbour_index(0, 0, -1)), hi_z);
   // Two patches along y: both y neighbours are the other patch.
   const int other_y = mesh.find_patch(0, {0, 0, 0});
-  EXPECT_EQ(mesh.patch(lo).neighbour[neighbour_index(0, 1, 0)], other_y);
-  EXPECT_EQ(mesh.patch(lo).neighbour[neighbour_index(0, -1, 0)], other_y);
+  EXPECT_EQ(mesh.neighbour_patch(lo, neighbour_index(0, 1, 0)), other_y);
+  EXPECT_EQ(mesh.neighbour_patch(lo, neighbour_index(0, -1, 0)), other_y);
   // The corner wraps in all three dimensions at once.
-  EXPECT_EQ(mesh.patch(mesh.find_patch(0, {0, 0, 0})).neighbour[neighbour_index(-1, -1, -1)],
+  EXPECT_EQ(mesh.neighbour_patch(mesh.find_patch(0, {0, 0, 0}), neighbour_index(-1, -1, -1)),
             mesh.find_patch(0, {3, 1, 5}));
 }
 
 TEST(Mesh, NonPeriodicBoundariesHaveNoNeighbours) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kOutflow));
   const Mesh mesh(g, hydro_fields(true, 0));
-  const auto& corner = mesh.patch(mesh.find_patch(0, {0, 0, 0}));
-  EXPECT_EQ(corner.neighbour[neighbour_index(-1, 0, 0)], kNoPatch);
-  EXPECT_EQ(corner.neighbour[neighbour_index(0, -1, 0)], kNoPatch);
-  EXPECT_EQ(corner.neighbour[neighbour_index(1, 1, -1)], kNoPatch);
-  EXPECT_EQ(corner.neighbour[neighbour_index(1, 1, 1)], mesh.find_patch(0, {1, 1, 1}));
+  const int corner = mesh.find_patch(0, {0, 0, 0});
+  EXPECT_EQ(mesh.neighbour_patch(corner, neighbour_index(-1, 0, 0)), kNoPatch);
+  EXPECT_EQ(mesh.neighbour_patch(corner, neighbour_index(0, -1, 0)), kNoPatch);
+  EXPECT_EQ(mesh.neighbour_patch(corner, neighbour_index(1, 1, -1)), kNoPatch);
+  EXPECT_EQ(mesh.neighbour_patch(corner, neighbour_index(1, 1, 1)), mesh.find_patch(0, {1, 1, 1}));
   EXPECT_EQ(mesh.find_patch(0, {4, 0, 0}), kNoPatch);
   EXPECT_EQ(mesh.find_patch(0, {-1, 0, 0}), kNoPatch);
 }

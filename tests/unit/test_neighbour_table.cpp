@@ -40,7 +40,7 @@ void expect_table_matches_lookup(const Mesh& m, std::array<int, 3>& kinds) {
       for (int c = 0; c < kFamilySize; ++c)
         for (int n = 0; n < 27; ++n) {
           const int q = t.neighbour(g + c, n % 3 - 1, (n / 3) % 3 - 1, n / 9 - 1);
-          const int link = m.patch(g + c).neighbour[n];
+          const int link = m.neighbour_patch(g + c, n);
           ASSERT_EQ(q >= 0 ? q : kNoPatch, link);
         }
       const auto cells = m.level_cells(level);

@@ -52,7 +52,7 @@ std::vector<Mark> random_marks(const Mesh& m, int max_level, std::mt19937& rng,
         int by = p;
         if (u(rng) < 0.4) {
           const int n = std::uniform_int_distribution<int>(0, 26)(rng);
-          const int q = m.patch(p).neighbour[n];
+          const int q = m.neighbour_patch(p, n);
           if (q != mesh::kNoPatch) by = q;
         }
         marks.push_back({level, mark_key(m.patch(p).coord()), by});
@@ -76,7 +76,8 @@ void expect_same_forest(const Mesh& a, const Mesh& b, const std::string& what) {
   for (int p = 0; p < a.num_patches(); ++p) {
     ASSERT_EQ(a.patch(p).level, b.patch(p).level) << what << ", patch " << p;
     ASSERT_EQ(a.patch(p).corner, b.patch(p).corner) << what << ", patch " << p;
-    ASSERT_EQ(a.patch(p).neighbour, b.patch(p).neighbour) << what << ", patch " << p;
+    for (int n = 0; n < 27; ++n)
+      ASSERT_EQ(a.neighbour_patch(p, n), b.neighbour_patch(p, n)) << what << ", patch " << p;
   }
   for (int level = 0; level < a.num_levels(); ++level)
     ASSERT_EQ(a.groups(level), b.groups(level)) << what << ", level " << level;

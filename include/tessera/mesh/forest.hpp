@@ -1,9 +1,10 @@
 // The octree's structure (docs/architecture.md, "Mesh and data layout", "Ranks"): families
-// of 8 patches, their levels, positions, parent/child and same-level neighbour links, each
-// level's families in canonical order, and the neighbour table. It holds no field data (a
-// few hundred bytes per family), so every rank holds the whole forest and computes the same
-// partition and exchange plans without asking the others, as Parthenon and AthenaK
-// replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh is the two.
+// of 8 patches, their levels, positions, parent/child links, each family's same-level
+// neighbour families, each level's families in canonical order, and the neighbour table.
+// It holds no field data (about 80 bytes per patch), so every rank holds the whole forest
+// and computes the same partition and exchange plans without asking the others, as
+// Parthenon and AthenaK replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh
+// is the two.
 #pragma once
 
 #include <array>
@@ -27,10 +28,9 @@ using PatchCoord = std::array<int, 3>;  // position in patch units at a level
 
 struct PatchMeta {
   int level = 0;
-  std::array<int, 3> corner{};      // first cell, in the index space of `level`
-  int parent = kNoPatch;            // level 0 has no parent
-  int first_child = kNoPatch;       // first patch of the child family; kNoPatch for a leaf
-  std::array<int, 27> neighbour{};  // same-level neighbours (periodic images included)
+  std::array<int, 3> corner{};  // first cell, in the index space of `level`
+  int parent = kNoPatch;        // level 0 has no parent
+  int first_child = kNoPatch;   // first patch of the child family; kNoPatch for a leaf
 
   bool is_leaf() const { return first_child == kNoPatch; }
   PatchCoord coord() const { return {corner[0] / 8, corner[1] / 8, corner[2] / 8}; }
@@ -94,6 +94,17 @@ class Forest {
   int num_patches() const { return static_cast<int>(patches_.size()); }
   int num_levels() const { return static_cast<int>(groups_.size()); }
   const PatchMeta& patch(int p) const { return patches_[p]; }
+  // The same-level neighbours are kept per family: a level's patches come in aligned
+  // families of 2x2x2, so the 56 patches around a family lie in the 26 family positions
+  // around it, each holding a whole family or none. The first patch of the family at
+  // family offset n (neighbour_index, in families; periodic images included; 13 is the
+  // family itself) of the family of `first_patch`, or kNoPatch where the level has none.
+  int family_neighbour(int first_patch, int n) const {
+    return links_[std::size_t(first_patch / kFamilySize) * 27 + n];
+  }
+  // The same-level neighbour of patch p at offset n (neighbour_index, in patches), or
+  // kNoPatch (from the family links).
+  int neighbour_patch(int p, int n) const;
   // First patch of every patch group (family) of `level`.
   const std::vector<int>& groups(int level) const { return groups_[level]; }
   // Where every group's surrounding blocks come from (neighbour_table.hpp); rebuilt
@@ -155,6 +166,8 @@ class Forest {
 
  private:
   static std::uint64_t key(int level, PatchCoord pc);
+  // The patch at `pc` of `level` (no periodic images), or kNoPatch.
+  int lookup(int level, PatchCoord pc) const;
   // Sets the metadata of a family at `first_patch` (appended when == num_patches()).
   void place_family(int first_patch, int level, PatchCoord first, int parent);
   void link_family(int first_patch);
@@ -169,6 +182,9 @@ class Forest {
   Geometry geometry_;
   std::vector<PatchMeta> patches_;
   std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
+  // [family][27]: family_neighbour's links.
+  std::vector<int> links_;
+  // (level, family coordinate) -> the family's first patch (one entry per family).
   std::unordered_map<std::uint64_t, int> lookup_;
   NeighbourTable neighbours_;
   // Families whose neighbour links or position changed since the table was last brought

@@ -50,6 +50,7 @@ class Mesh {
   bool is_canonical() const { return forest_.is_canonical(); }
   std::uint64_t curve_key(int p) const { return forest_.curve_key(p); }
   int find_patch(int level, PatchCoord pc) const { return forest_.find_patch(level, pc); }
+  int neighbour_patch(int p, int n) const { return forest_.neighbour_patch(p, n); }
   bool wrap(int level, PatchCoord& pc) const { return forest_.wrap(level, pc); }
   std::array<int, 3> level_cells(int level) const { return forest_.level_cells(level); }
   double dx(int level) const { return forest_.dx(level); }
