@@ -177,12 +177,16 @@ void unpack(mesh::Mesh& m, const std::vector<int>& patches, std::size_t same,
 }  // namespace
 
 void Simulation::poison_families(int level, const std::function<bool(int)>& foreign) const {
+  // Only the time levels the host holds: one held on the GPU (a device-resident run that
+  // brought only the current one back, as div B's statistics do) cannot be read on the
+  // host unnoticed anyway, and writing it would be refused.
   for (const int g : mesh_->groups(level))
     if (foreign(g) && mesh_->holds(g))
       for (int c = 0; c < mesh::kFamilySize; ++c)
         for (int slot = 0; slot < 2; ++slot)
-          std::fill_n(mesh_->data(slot, g + c), mesh_->patch_reals(),
-                      std::numeric_limits<Real>::quiet_NaN());
+          if (!mesh_->host_stale(slot))
+            std::fill_n(mesh_->data(slot, g + c), mesh_->patch_reals(),
+                        std::numeric_limits<Real>::quiet_NaN());
 }
 
 void Simulation::move_patches(const std::vector<PatchMove>& moves, exec::DeviceMesh* dev) const {
@@ -389,8 +393,9 @@ std::unique_ptr<parallel::PendingExchange> Simulation::start_buffers(int level) 
     for (int q = 0; q < comm_->size(); ++q)
       for (std::size_t i = x.receive_same[q]; i < x.receive[q].size(); ++i)
         for (int slot = 0; slot < 2; ++slot)
-          std::fill_n(mesh_->data(slot, x.receive[q][i]), mesh_->patch_reals(),
-                      std::numeric_limits<Real>::quiet_NaN());
+          if (!mesh_->host_stale(slot))
+            std::fill_n(mesh_->data(slot, x.receive[q][i]), mesh_->patch_reals(),
+                        std::numeric_limits<Real>::quiet_NaN());
   }
   std::vector<std::vector<double>> send(comm_->size());
   for (int q = 0; q < comm_->size(); ++q) {
