@@ -462,19 +462,23 @@ int Forest::find_patch(int level, PatchCoord pc) const {
   return lookup(level, pc);
 }
 
-int Forest::neighbour_patch(int p, int n) const {
-  const int c = p % kFamilySize;
-  // The neighbour's position in the 4x4x4 patches around the family (-1 .. 2 per axis),
-  // then its family's offset and its child index in that family.
-  const int b[3] = {(c & 1) + n % 3 - 1, ((c >> 1) & 1) + (n / 3) % 3 - 1,
-                    ((c >> 2) & 1) + n / 9 - 1};
+int Forest::block_patch(int first_patch, int bx, int by, int bz) const {
+  // The block lies in the family at offset f (in families) around this one, as its child
+  // `child`.
+  const int b[3] = {bx, by, bz};
   int f[3], child = 0;
   for (int d = 0; d < 3; ++d) {
     f[d] = b[d] < 0 ? -1 : b[d] > 1 ? 1 : 0;
     child |= (b[d] - 2 * f[d]) << d;
   }
-  const int q = family_neighbour(p - c, neighbour_index(f[0], f[1], f[2]));
+  const int q = family_neighbour(first_patch, neighbour_index(f[0], f[1], f[2]));
   return q == kNoPatch ? kNoPatch : q + child;
+}
+
+int Forest::neighbour_patch(int p, int n) const {
+  const int c = p % kFamilySize;
+  return block_patch(p - c, (c & 1) + n % 3 - 1, ((c >> 1) & 1) + (n / 3) % 3 - 1,
+                     ((c >> 2) & 1) + n / 9 - 1);
 }
 
 Hierarchy Forest::hierarchy() const {

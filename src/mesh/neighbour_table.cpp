@@ -42,19 +42,10 @@ void NeighbourTable::build_row(const Forest& m, int first) {
   for (int bz = -1; bz <= 2; ++bz)
     for (int by = -1; by <= 2; ++by)
       for (int bx = -1; bx <= 2; ++bx) {
-        // The block lies in the family at offset f (in families) around this one, as its
-        // child `child`: the family links give it (Forest::family_neighbour).
-        const int b[3] = {bx, by, bz};
-        int child = 0, f[3];
-        for (int d = 0; d < 3; ++d) {
-          f[d] = b[d] < 0 ? -1 : b[d] > 1 ? 1 : 0;
-          child |= (b[d] - 2 * f[d]) << d;
-        }
-        int src = m.family_neighbour(first, neighbour_index(f[0], f[1], f[2]));
-        if (src != kNoPatch) src += child;
+        int src = m.block_patch(first, bx, by, bz);
         if (src == kNoPatch) {
           PatchCoord pc = base.coord();
-          for (int d = 0; d < 3; ++d) pc[d] += b[d];
+          pc[0] += bx, pc[1] += by, pc[2] += bz;
           src = m.wrap(level, pc) ? kBlockCoarse : kBlockBoundary;
         }
         row[group_block(bx, by, bz)] = src;

@@ -105,6 +105,10 @@ class Forest {
   // The same-level neighbour of patch p at offset n (neighbour_index, in patches), or
   // kNoPatch (from the family links).
   int neighbour_patch(int p, int n) const;
+  // The patch at block (bx, by, bz) of the 4x4x4 patch positions around the family of
+  // `first_patch` (-1 .. 2 per axis; the family itself at 0 .. 1), or kNoPatch: what the
+  // neighbour table's rows hold where a patch of the level is.
+  int block_patch(int first_patch, int bx, int by, int bz) const;
   // First patch of every patch group (family) of `level`.
   const std::vector<int>& groups(int level) const { return groups_[level]; }
   // Where every group's surrounding blocks come from (neighbour_table.hpp); rebuilt
