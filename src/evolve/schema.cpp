@@ -75,13 +75,11 @@ std::vector<ParamSpec> core_specs() {
              "GPU, nothing staged through the host; the host copy is updated for outputs, "
              "checkpoints, the log's totals and refinement criteria the GPU does not "
              "evaluate; regrids make their new patches on the GPU): auto does so for runs "
-             "whose data fit in the GPU's free memory and that have neither problem-defined "
-             "boundaries nor adaptive self-gravity on several ranks (self-gravity solves, kicks "
-             "and keeps its potential on the GPU; on several ranks the root solve's density "
-             "and potential cross the bus), on insists (problem-defined boundaries' ghost "
-             "cells are then evaluated on the host per level step and sent; adaptive "
-             "self-gravity on several ranks solves its refined levels and the potential "
-             "correction on the GPUs), off stages every batch through the host"),
+             "whose data fit in the GPU's free memory and that have no problem-defined "
+             "boundaries (self-gravity solves, kicks and keeps its potential on the GPU; on "
+             "several ranks the root solve's density and potential cross the bus), on insists "
+             "(problem-defined boundaries' ghost cells are then evaluated on the host per level "
+             "step and sent), off stages every batch through the host"),
       real("mpi", "coarse_fine_cost", 1.5, {1, 100},
            "several MPI ranks: the cost of a patch group whose ghost zones read the coarser "
            "level (interpolated in space and time), in units of one that does not, when each "

@@ -49,28 +49,21 @@ void Simulation::choose_residency(parallel::Comm& comm) {
   // resident against 4.1e7 staged. On several ranks the root solve's density and potential
   // cross the bus (SelfGravity::solve); the refined levels' solves, kicks and correction run
   // on each rank's own groups, their buffer patches refreshed by the halos and the
-  // correction's terms sent between the ranks from device memory.
+  // correction's terms sent between the ranks from device memory: the Evrard collapse on
+  // two ranks sharing one H100 ran at 1.58e8 cell-updates/s resident against 5.2e6 staged
+  // (docs/performance.md), so "auto" keeps these runs on the GPUs too.
   // Problem-defined sides: their ghost cells are evaluated on the host at every level step
   // and sent (ProblemGhosts). The double Mach reflection (root 256 x 64 x 16 + 2 levels,
   // 150 steps, one H200) ran resident at 9.4e7 cell-updates/s against 1.19e8 staged, the
   // tables' making (then serial) taking most of the loop: "auto" stages such runs, "on"
   // keeps them on the GPU.
-  // Adaptive self-gravity on several ranks: "on" keeps it on the GPUs as above; "auto"
-  // stages it through the hosts (their refined levels' solves and correction on the host's
-  // copy), the way these runs went before their device path existed.
-  const bool gravity_staged = self_gravity && refined && comm.size() > 1 && resident == "auto";
-  if (on_gpu && gravity_staged)
-    log_line(
-        "note: the patch data stay on the host and are staged per batch: adaptive self-gravity "
-        "on several ranks solves its refined levels on the hosts with gpu.resident = \"auto\" "
-        "(\"on\" keeps them on the GPUs)");
   const bool problem_bc = mesh_->geometry().problem_boundaries();
-  if (resident == "auto" && on_gpu && problem_bc && !gravity_staged)
+  if (resident == "auto" && on_gpu && problem_bc)
     log_line(
         "note: the patch data stay on the host and are staged per batch: the problem-defined "
         "boundaries' ghost cells are evaluated on the host (gpu.resident = \"on\" keeps the "
         "data on the GPU and sends them the ghost cells at every level step)");
-  if (resident != "off" && on_gpu && !gravity_staged && (resident == "on" || !problem_bc)) {
+  if (resident != "off" && on_gpu && (resident == "on" || !problem_bc)) {
     // Resident batches are 4 groups per multiprocessor unless set: with no host stage to
     // overlap, larger batches only save launches (uniform 256^3 MHD on an H100: +6% in
     // double, +8% in single from 1 to 4 or 8 per SM; docs/performance.md). On several ranks

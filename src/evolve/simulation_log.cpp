@@ -188,6 +188,13 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
         "%lld, removed %lld, moved %lld",
         regrid_count_, regrid_stats_.device_regrids, regrid_stats_.families_added,
         regrid_stats_.families_removed, regrid_stats_.families_moved);
+  if (comm_->size() > 1 && comm_->max(double(regrid_stats_.device_regrids)) > 0)
+    log_line(
+        "  of the regrid time on the GPUs: families sent and prolonged %.3f s, device tables "
+        "made again %.3f s, halos made again %.3f s (each the slowest rank's)",
+        comm_->max(regrid_stats_.device_data_seconds),
+        comm_->max(regrid_stats_.device_tables_seconds),
+        comm_->max(regrid_stats_.device_halo_seconds));
   std::string machine_ranks =
       strprintf(" ranks=%d device_setup=%.3f", comm_->size(), comm_->max(device_setup_seconds_));
   if (comm_->size() > 1) {

@@ -6,6 +6,7 @@
 // to the GPU of another (through the hosts), and each rank prolongs its new families on its
 // GPU. Nothing else is copied between the host and the GPU.
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "tessera/core/error.hpp"
@@ -101,6 +102,11 @@ void Simulation::regrid_ranks_on_device(const mesh::MeshChange& change,
     return;
   }
   hold_wanted(false);
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const auto t0 = Clock::now();
   exec::DeviceMesh* const dev = resident_.get();
   migrate_level(0, before, {}, dev);
   for (int level = 1; level < mesh_->num_levels(); ++level) {
@@ -113,6 +119,7 @@ void Simulation::regrid_ranks_on_device(const mesh::MeshChange& change,
   }
   // What the moves read and nothing needs now goes; the positions stay (the device copy
   // mirrors them), released ones are taken first by the next regrid's new families.
+  const auto t1 = Clock::now();
   trim_store(false);
   registers_.build(*mesh_, partition_, rank);
   std::vector<std::vector<int>> order;
@@ -124,8 +131,12 @@ void Simulation::regrid_ranks_on_device(const mesh::MeshChange& change,
   dev->set_registers(*mesh_, registers_);
   mesh_->set_host_stale(0, true);
   mesh_->set_host_stale(1, true);
+  const auto t2 = Clock::now();
   make_halos();
   ++regrid_stats_.device_regrids;
+  regrid_stats_.device_data_seconds += seconds(t0, t1);
+  regrid_stats_.device_tables_seconds += seconds(t1, t2);
+  regrid_stats_.device_halo_seconds += seconds(t2, Clock::now());
 }
 
 }  // namespace tessera::evolve

@@ -133,6 +133,10 @@ class Simulation {
     long long rebalances = 0, families_migrated = 0;
     // Regrids of device-resident levels whose moves and new families were made on the GPU.
     long long device_regrids = 0;
+    // Several ranks, those regrids' parts (this rank's seconds): the families sent between
+    // the GPUs and the new ones prolonged, the device tables and registers made again, and
+    // the halos made again (a collective; CUDA IPC handles opened within a host).
+    double device_data_seconds = 0, device_tables_seconds = 0, device_halo_seconds = 0;
   };
   const RegridStats& regrid_stats() const { return regrid_stats_; }
   // Several ranks, adaptive self-gravity: the finer groups' potential-correction terms this
