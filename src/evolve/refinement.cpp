@@ -39,7 +39,7 @@ struct FamilyHalo {
 
 void gather_family(const mesh::Mesh& m, int first, const physics::Model& model, FamilyHalo& f) {
   constexpr int n = mesh::kPatchCells;
-  const int* blocks = m.neighbours().row(first);
+  const mesh::NeighbourTable::Row blocks = m.neighbours().row(first);
   for (int bz = -1; bz <= 2; ++bz)
     for (int by = -1; by <= 2; ++by)
       for (int bx = -1; bx <= 2; ++bx) {

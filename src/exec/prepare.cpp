@@ -52,7 +52,7 @@ bool prepare_all(const mesh::Mesh& m, int slot, int first_patch, int ghost, Real
   const int n = 2 * kPatchSize + 2 * ghost;
   const std::size_t n3 = std::size_t(n) * n * n;
   const auto& base = m.patch(first_patch);
-  const int* blocks = m.neighbours().row(first_patch);
+  const mesh::NeighbourTable::Row blocks = m.neighbours().row(first_patch);
   thread_local mesh::CoarseBox coarse;
   bool gathered = false;
   // The group spans patch blocks 0..1 per dimension; ghosts reach into blocks -1 and 2.

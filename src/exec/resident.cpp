@@ -33,7 +33,7 @@ bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code, 
     }
   // The mesh's neighbour table in the device layout: a patch, the coarser level, or -1
   // beyond the boundary.
-  const int* row = m.neighbours().row(first_patch);
+  const mesh::NeighbourTable::Row row = m.neighbours().row(first_patch);
   for (int b = 0; b < kernels::kGatherBlocks; ++b) {
     coarse = coarse || row[b] == mesh::kBlockCoarse;
     blocks[b] = row[b] >= 0 ? row[b] : row[b] == mesh::kBlockCoarse ? kernels::kGatherCoarse : -1;

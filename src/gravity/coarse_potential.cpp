@@ -241,7 +241,7 @@ void gather_potential(const mesh::Mesh& m, int phi_field, int first_patch, doubl
     return detail::interpolate_potential(cb, fine);
   };
   const auto& c0 = base.corner;
-  const int* blocks = m.neighbours().row(first_patch);
+  const mesh::NeighbourTable::Row blocks = m.neighbours().row(first_patch);
   for (int k = 0; k < n; ++k)
     for (int j = 0; j < n; ++j)
       for (int i = 0; i < n; ++i) {

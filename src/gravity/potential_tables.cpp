@@ -27,8 +27,8 @@ PotentialTables build_potential_tables(const mesh::Mesh& m, int level,
   t.clamp = p.clamp;
   const auto cells = m.level_cells(level - 1);
   for (const int first : t.first_patch) {
-    const int* row = m.neighbours().row(first);
-    t.blocks.insert(t.blocks.end(), row, row + kernels::kGatherBlocks);
+    const mesh::NeighbourTable::Row row = m.neighbours().row(first);
+    t.blocks.insert(t.blocks.end(), row.begin(), row.end());
     const auto& parent = m.patch(m.patch(first).parent);
     kernels::PotentialBoxPlace place{};
     for (int d = 0; d < 3; ++d) {

@@ -102,7 +102,8 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
     }
   }
   for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
-  neighbours_.build(*this);
+  flags_.resize(patches_.size() / kFamilySize);
+  for (int p = 0; p < num_patches(); p += kFamilySize) flags_[p / kFamilySize] = compute_flags(p);
   touched_.clear();
 }
 
@@ -351,11 +352,14 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
   fc.patches_after = patches_.size();
   for (int level = 1; level < num_levels(); ++level) merge_groups(level, kept_groups[level]);
   change.added.resize(groups_.size());
-  // Only the rows of families whose links or positions changed (the regrid's cost follows the
-  // changes, not the mesh).
+  // Only the flags of families whose links or positions changed (the regrid's cost follows
+  // the changes, not the mesh).
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-  neighbours_.update(*this, touched_);
+  flags_.resize(patches_.size() / kFamilySize, 0);
+  for (const int first : touched_)
+    if (first < num_patches() && patches_[first].level >= 0)
+      flags_[first / kFamilySize] = compute_flags(first);
   touched_.clear();
   return fc;
 }
@@ -423,7 +427,10 @@ std::vector<int> Forest::canonicalize() {
   links_ = std::move(links);
   for (auto& groups : groups_)
     for (auto& g : groups) g = where[g];
-  neighbours_.build(*this);
+  std::vector<std::uint8_t> flags(flags_.size(), 0);
+  for (std::size_t f = 0; f < flags.size(); ++f)
+    flags[f] = flags_[std::size_t(order[f * kFamilySize]) / kFamilySize];
+  flags_ = std::move(flags);
   return order;
 }
 
@@ -575,9 +582,38 @@ void Forest::check_invariants() const {
                          " lacks a neighbour on its own level");
     }
   }
-  NeighbourTable fresh;
-  fresh.build(*this);
-  if (!(fresh == neighbours_)) invariant_failed("the neighbour table is stale");
+  if (flags_.size() != patches_.size() / kFamilySize)
+    invariant_failed("the family flags are not one per family");
+  for (int level = 0; level < num_levels(); ++level)
+    for (const int g : groups_[level])
+      if (flags_[g / kFamilySize] != compute_flags(g))
+        invariant_failed("the flags (sides, coarse blocks) of " +
+                         coord_text(level, patches_[g].coord()) + " are stale");
+}
+
+std::uint8_t Forest::compute_flags(int first_patch) const {
+  const PatchMeta& base = patches_[first_patch];
+  const auto cells = level_cells(base.level);
+  int sides = 0;
+  for (int d = 0; d < 3; ++d) {
+    if (geometry_.periodic(d)) continue;
+    if (base.corner[d] == 0) sides |= 1 << (2 * d);
+    if (base.corner[d] + 2 * kPatchSize == cells[d]) sides |= 1 << (2 * d + 1);
+  }
+  // A block reads the coarser level where a family position around this one lies in the
+  // domain and holds no family of the level.
+  const int* links = family_links(first_patch);
+  bool coarse = false;
+  for (int n = 0; n < 27 && !coarse; ++n) {
+    if (links[n] != kNoPatch) continue;
+    bool beyond = false;
+    for (int d = 0, f = n; d < 3; ++d, f /= 3) {
+      const int o = f % 3 - 1;
+      beyond = beyond || (o < 0 && (sides >> (2 * d)) & 1) || (o > 0 && (sides >> (2 * d + 1)) & 1);
+    }
+    coarse = !beyond;
+  }
+  return static_cast<std::uint8_t>(sides | (coarse ? kFamilyReadsCoarse : 0));
 }
 
 }  // namespace tessera::mesh

@@ -172,7 +172,7 @@ ExchangePlan plan_receives(const mesh::Mesh& m, const Partition& part, int rank,
   };
   for (const int g : m.groups(level)) {
     if (!part.owns(rank, g)) continue;
-    const int* row = table.row(g);
+    const mesh::NeighbourTable::Row row = table.row(g);
     for (int b = 0; b < mesh::kGroupBlocks; ++b)
       if (row[b] >= 0) want(plan.same_level, row[b]);
     if (reads_coarse(table, level, g, every_parent))
@@ -196,7 +196,7 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
   std::vector<int> readers;
   for (const int g : m.groups(level)) {
     if (!part.owns(rank, g)) continue;
-    const int* row = table.row(g);
+    const mesh::NeighbourTable::Row row = table.row(g);
     for (int b = 0; b < mesh::kGroupBlocks; ++b)
       if (row[b] >= 0 && !part.owns(rank, row[b]))
         readers.push_back(row[b] - row[b] % mesh::kFamilySize);
@@ -217,7 +217,7 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
   // What each of them reads of this rank's patches (plan_receives' lists from this rank).
   for (const int g : readers) {
     const int to = part.owner(g);
-    const int* row = table.row(g);
+    const mesh::NeighbourTable::Row row = table.row(g);
     for (int b = 0; b < mesh::kGroupBlocks; ++b)
       if (row[b] >= 0 && part.owns(rank, row[b])) plan.same_level[to].push_back(row[b]);
     if (reads_coarse(table, level, g, every_parent))
@@ -232,7 +232,7 @@ ExchangePlan plan_sends(const mesh::Mesh& m, const Partition& part, int rank, in
 
 bool reads_only_own(const mesh::Mesh& m, const Partition& part, int rank, int group) {
   const mesh::NeighbourTable& table = m.neighbours();
-  const int* row = table.row(group);
+  const mesh::NeighbourTable::Row row = table.row(group);
   for (int b = 0; b < mesh::kGroupBlocks; ++b)
     if (row[b] >= 0 && part.owner(row[b]) != rank) return false;
   if (!table.reads_coarse(group) || m.patch(group).level == 0) return true;

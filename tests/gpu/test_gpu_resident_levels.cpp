@@ -193,7 +193,7 @@ std::uint32_t host_marks(const mesh::Mesh& m, const physics::Model& model, int f
                          const kernels::FlagCriteria& c) {
   constexpr int H = kP + 2;
   std::vector<double> rho(H * H * H), pres(H * H * H);
-  const int* row = m.neighbours().row(first);
+  const mesh::NeighbourTable::Row row = m.neighbours().row(first);
   const int o[3] = {(child & 1) * kP, ((child >> 1) & 1) * kP, ((child >> 2) & 1) * kP};
   for (int t = 0; t < H * H * H; ++t) {
     const int h[3] = {t % H - 1, (t / H) % H - 1, t / (H * H) - 1};

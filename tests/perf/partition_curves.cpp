@@ -86,7 +86,7 @@ Exchange exchange(const mesh::Mesh& m, const std::vector<int>& owner, int ranks)
     std::vector<std::set<int>> want(ranks);
     for (const int g : m.groups(level)) {
       const int r = owner[g / mesh::kFamilySize];
-      const int* row = table.row(g);
+      const mesh::NeighbourTable::Row row = table.row(g);
       bool coarse = false;
       for (int b = 0; b < mesh::kGroupBlocks; ++b) {
         if (row[b] >= 0 && owner[row[b] / mesh::kFamilySize] != r) want[r].insert(row[b]);

@@ -86,5 +86,34 @@ TEST(NeighbourTable, FollowsRegridsAndCanonicalisation) {
   EXPECT_EQ(m.neighbours(), target.neighbours());
 }
 
+// The flags (sides, coarse reads) are kept per family slot: canonicalisation must move
+// them with their families. A family at the domain's corner is added after one in the
+// middle, so it takes the later slot and canonicalisation swaps the two; their flags
+// differ (the corner's touches three outflow sides).
+TEST(NeighbourTable, FlagsMoveWithTheirFamiliesWhenCanonicalised) {
+  Geometry geo;
+  geo.xmin = {0, 0, 0};
+  geo.xmax = {1, 1, 1};
+  geo.root_cells = {64, 64, 64};
+  geo.dx0 = 1.0 / 64;
+  for (auto& d : geo.boundary) d = {Boundary::kOutflow, Boundary::kOutflow};
+  Forest f(geo, Hierarchy{{{4, 4, 4}}});
+  HierarchyChange add;
+  add.added = {{{0, 0, 0}}};
+  add.removed = {{}};
+  f.apply_changes(add);
+  ASSERT_FALSE(f.is_canonical());
+  const int corner = f.groups(1)[0];
+  ASSERT_EQ(f.patch(corner).corner, (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(f.neighbours().sides(corner), 0b010101);
+  ASSERT_FALSE(f.canonicalize().empty());
+  f.check_invariants();  // every family's flags against a fresh computation
+  const int moved = f.groups(1)[0];
+  ASSERT_EQ(f.patch(moved).corner, (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(f.neighbours().sides(moved), 0b010101);
+  EXPECT_EQ(f.neighbours().sides(f.groups(1)[1]), 0);
+  EXPECT_TRUE(f.neighbours().reads_coarse(moved));
+}
+
 }  // namespace
 }  // namespace tessera::mesh

@@ -344,7 +344,7 @@ TEST_P(PartitionExchange, GroupsThatReadOnlyOwnPatchesNeedNoExchange) {
           if (!reads_only_own(m, part, r, g)) {
             ++boundary;
             // Same-level blocks all this rank's: the coarse patches decided it.
-            const int* row = m.neighbours().row(g);
+            const mesh::NeighbourTable::Row row = m.neighbours().row(g);
             bool own = true;
             for (int b = 0; b < mesh::kGroupBlocks; ++b)
               own &= row[b] < 0 || part.owner(row[b]) == r;

@@ -1,10 +1,9 @@
 // The octree's structure (docs/architecture.md, "Mesh and data layout", "Ranks"): families
 // of 8 patches, their levels, positions, parent/child links, each family's same-level
-// neighbour families, each level's families in canonical order, and the neighbour table.
-// It holds no field data (about 80 bytes per patch), so every rank holds the whole forest
-// and computes the same partition and exchange plans without asking the others, as
-// Parthenon and AthenaK replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh
-// is the two.
+// neighbour families, each level's families in canonical order, and the flags the neighbour table
+// adds. It holds no field data (about 72 bytes per patch), so every rank holds the whole forest and
+// computes the same partition and exchange plans without asking the others, as Parthenon and
+// AthenaK replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh is the two.
 #pragma once
 
 #include <array>
@@ -111,9 +110,18 @@ class Forest {
   int block_patch(int first_patch, int bx, int by, int bz) const;
   // First patch of every patch group (family) of `level`.
   const std::vector<int>& groups(int level) const { return groups_[level]; }
-  // Where every group's surrounding blocks come from (neighbour_table.hpp); rebuilt
-  // whenever the structure changes (construction, apply_hierarchy, canonicalize).
-  const NeighbourTable& neighbours() const { return neighbours_; }
+  // Where every group's surrounding blocks come from (neighbour_table.hpp): a view of the
+  // family links and flags, valid until the structure changes.
+  NeighbourTable neighbours() const { return NeighbourTable(*this); }
+  // The 27 family links of the family of `first_patch` (family_neighbour's, in order).
+  const int* family_links(int first_patch) const {
+    return links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  }
+  // The family's sides and coarse flag (NeighbourTable: bits 0-5 the non-periodic domain
+  // sides it touches, kFamilyReadsCoarse where a block around it is on the coarser level);
+  // brought up to date whenever the structure changes (construction, apply_hierarchy,
+  // canonicalize).
+  std::uint8_t family_flags(int first_patch) const { return flags_[first_patch / kFamilySize]; }
   long long num_leaf_cells() const;
   long long num_leaf_cells(int level) const;
   // The families above the root, as the constructor takes them (canonical order).
@@ -190,12 +198,15 @@ class Forest {
   std::vector<int> links_;
   // (level, family coordinate) -> the family's first patch (one entry per family).
   std::unordered_map<std::uint64_t, int> lookup_;
-  NeighbourTable neighbours_;
-  // Families whose neighbour links or position changed since the table was last brought
-  // up to date (apply_hierarchy updates only their rows).
+  // [family]: family_flags.
+  std::vector<std::uint8_t> flags_;
+  // The flags of the family at `first_patch`, from its links and corner.
+  std::uint8_t compute_flags(int first_patch) const;
+  // Families whose neighbour links or position changed since their flags were last
+  // brought up to date (apply_hierarchy recomputes only theirs).
   std::vector<int> touched_;
-  // The family of `patch` listed for its neighbour-table row (a repeat of the last listed
-  // one skipped: apply_changes sorts and uniques the list).
+  // The family of `patch` listed for its flags (a repeat of the last listed one skipped:
+  // apply_changes sorts and uniques the list).
   void touch(int patch) {
     const int family = patch - patch % kFamilySize;
     if (touched_.empty() || touched_.back() != family) touched_.push_back(family);

@@ -41,7 +41,7 @@ class Mesh {
   int num_levels() const { return forest_.num_levels(); }
   const PatchMeta& patch(int p) const { return forest_.patch(p); }
   const std::vector<int>& groups(int level) const { return forest_.groups(level); }
-  const NeighbourTable& neighbours() const { return forest_.neighbours(); }
+  NeighbourTable neighbours() const { return forest_.neighbours(); }
   long long num_leaf_cells() const { return forest_.num_leaf_cells(); }
   long long num_leaf_cells(int level) const { return forest_.num_leaf_cells(level); }
   Hierarchy hierarchy() const { return forest_.hierarchy(); }

@@ -1,0 +1,76 @@
+// The memory of the replicated forest (mesh/forest.hpp): what every rank of a run holds
+// whatever its share of the mesh. Builds the forest of a ROOT^3 root grid alone, and of the
+// same root with its half x < 1/2 refined once, and prints the growth of the process's
+// resident memory (Linux /proc/self/statm; vectors' spare capacity included) per patch,
+// and the time the build took, each forest in a process of its own.
+//
+//   tessera_forest_memory [ROOT ...]      (default: 256 512; ROOT a multiple of 16)
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tessera/mesh/forest.hpp"
+
+using namespace tessera::mesh;
+
+namespace {
+
+double resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return double(resident) * 4096.0;
+}
+
+}  // namespace
+
+// One forest (root n, refined or not) in this process, its row printed.
+int measure(int n, bool refined) {
+  Geometry geo;
+  geo.xmin = {0, 0, 0};
+  geo.xmax = {1, 1, 1};
+  geo.root_cells = {n, n, n};
+  geo.dx0 = 1.0 / n;
+  for (auto& d : geo.boundary) d = {Boundary::kOutflow, Boundary::kOutflow};
+  const int np = n / kPatchSize;
+  Hierarchy h;
+  if (refined) {
+    h.resize(1);
+    for (int z = 0; z < np; ++z)
+      for (int y = 0; y < np; ++y)
+        for (int x = 0; x < np / 2; ++x) h[0].push_back({x, y, z});
+  }
+  const double before = resident_bytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Forest forest(geo, h);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double bytes = resident_bytes() - before;
+  std::printf("%6d %8s %12d %14.1f %10.3f\n", n, refined ? "half" : "no", forest.num_patches(),
+              bytes / forest.num_patches(), seconds);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  // Each forest is measured in a process of its own (a freed forest's pages would be
+  // reused by the next).
+  if (argc == 4 && std::string(argv[1]) == "--one")
+    return measure(std::atoi(argv[2]), std::string(argv[3]) == "half");
+  std::vector<int> roots;
+  for (int i = 1; i < argc; ++i) roots.push_back(std::atoi(argv[i]));
+  if (roots.empty()) roots = {256, 512};
+  std::printf("%6s %8s %12s %14s %10s\n", "root", "refined", "patches", "bytes/patch", "build s");
+  std::fflush(stdout);
+  for (const int n : roots) {
+    if (n < 32 || n % 16 != 0) return std::fprintf(stderr, "ROOT must be a multiple of 16\n"), 2;
+    for (const char* refined : {"no", "half"}) {
+      const std::string command =
+          std::string(argv[0]) + " --one " + std::to_string(n) + " " + refined;
+      if (std::system(command.c_str()) != 0) return 1;
+    }
+  }
+  return 0;
+}
