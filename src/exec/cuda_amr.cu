@@ -327,6 +327,9 @@ void CudaDeviceMesh::set_registers(const mesh::Mesh& m, const FluxRegisters& r) 
     d.group_coarse = to_device(coarse);
     d.group_fine = to_device(fine);
   }
+  // The fills above ran on the legacy stream and a copy from pageable memory may return
+  // before it lands: the next step's batches (non-blocking streams) add to these registers.
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void CudaDeviceMesh::close_registers(int level, int first_group, int n, const Real* flux,
@@ -482,6 +485,13 @@ void CudaDeviceMesh::restrict_level(const mesh::Mesh& m, int level) {
       pool(m.current_slot(level)), pool(m.current_slot(level - 1)), patch_reals_,
       d.first_position.get(), d.parent_position.get(), restricted_.get(), nrestricted_);
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  // The legacy stream does not order the batches' non-blocking streams: the coarser level's
+  // next batch gathers what this wrote. reflux() would wait for it at its start, but a level
+  // whose patches all have children (or none next to a finer one) has no registers and
+  // returns at once; without this, under a GPU shared with other work, that batch could
+  // read the level half restricted (its signal speed, hence the next time step, then
+  // differed from run to run).
+  TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void CudaDeviceMesh::copy_level_fields(const std::vector<int>& fields, int from, int to,
