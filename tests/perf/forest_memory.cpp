@@ -6,11 +6,11 @@
 // forest holds), and the time the build took, each forest in a process of its own.
 //
 //   tessera_forest_memory [ROOT ...]      (default: 256 512; ROOT a multiple of 16)
+#include <malloc.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <malloc.h>
 #include <string>
 #include <vector>
 
