@@ -66,6 +66,9 @@ class CudaDeviceMesh final : public DeviceMesh {
     for (int s = 0; s < 2; ++s)
       TESSERA_CUDA_CHECK(cudaMemcpy(pool_[s].get(), m.store().pool_data(s), bytes_per_slot(),
                                     cudaMemcpyHostToDevice));
+    // Where the pool could not be page-locked the copy may return before its last bytes
+    // land, and the batches' non-blocking streams do not wait for the legacy stream.
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void download(mesh::Mesh& m, int slot) override {
     check_shape(m);
@@ -84,6 +87,8 @@ class CudaDeviceMesh final : public DeviceMesh {
                                       pool_[from].get() + std::size_t(f) * mesh::kPatchCells, pitch,
                                       mesh::kPatchCells * sizeof(Real), patches_,
                                       cudaMemcpyDeviceToDevice));
+    // A copy within the GPU returns before it is done: done before the next batches read it.
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
   }
   void exchange_fields(const std::vector<int>& fields, int level) override;
   void zero_field(int field) override {
