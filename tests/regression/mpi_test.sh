@@ -38,6 +38,14 @@ on() {
 compare() {
   "${PYTHON:-/usr/bin/python3}" "$src/scripts/compare_h5.py" "$1" "$2"
 }
+# What the comparisons need, asked once before any run (a machine without them would
+# otherwise fail every comparison after minutes of runs).
+if ! "${PYTHON:-/usr/bin/python3}" -c "import h5py, numpy" 2>/dev/null; then
+  echo "FAIL: the comparisons need a Python with h5py and numpy (scripts/compare_h5.py):" \
+    "${PYTHON:-/usr/bin/python3} has not; install them or set PYTHON to one that has"
+  exit 1
+fi
+command -v h5diff >/dev/null || { echo "FAIL: h5diff (HDF5's tools) is not on PATH"; exit 1; }
 p=$src/problems
 blob=(mesh.nx=[32,16,16] mesh.xmax=[1,0.5,0.5] problem.center=[0.3,0.25,0.25]
   problem.velocity=[2,0.5,0] problem.width=0.05 amr.regrid_interval=1)
