@@ -48,10 +48,6 @@ std::string coord_text(int level, PatchCoord pc) {
          std::to_string(pc[1]) + ", " + std::to_string(pc[2]) + ")";
 }
 
-[[noreturn]] void invariant_failed(const std::string& what) {
-  throw Error(ErrorKind::kInternal, "mesh invariant violated: " + what);
-}
-
 }  // namespace
 
 Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(geometry) {
@@ -516,79 +512,6 @@ std::array<double, 3> Forest::cell_center(int p, int i, int j, int k) const {
   std::array<double, 3> x{};
   for (int d = 0; d < 3; ++d) x[d] = geometry_.xmin[d] + (m.corner[d] + idx[d] + 0.5) * h;
   return x;
-}
-
-void Forest::check_invariants() const {
-  if (lookup_.size() * kFamilySize != patches_.size() ||
-      links_.size() * kFamilySize != patches_.size() * 27)
-    invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
-                     " families and the links " + std::to_string(links_.size() / 27) +
-                     ", the forest " + std::to_string(patches_.size() / kFamilySize));
-  for (int level = 0; level < num_levels(); ++level) {
-    if (groups_[level].empty()) invariant_failed("level " + std::to_string(level) + " is empty");
-    for (std::size_t i = 1; i < groups_[level].size(); ++i)
-      if (family_key(patches_[groups_[level][i - 1]]) >= family_key(patches_[groups_[level][i]]))
-        invariant_failed("families of level " + std::to_string(level) +
-                         " are not in canonical (Morton) order");
-  }
-  for (int level = 0; level < num_levels(); ++level)
-    for (int g : groups_[level]) {
-      const PatchCoord base = patches_[g].coord();
-      for (int c = 0; c < kFamilySize; ++c) {
-        const auto& m = patches_[g + c];
-        const PatchCoord want = {base[0] + (c & 1), base[1] + ((c >> 1) & 1),
-                                 base[2] + ((c >> 2) & 1)};
-        if (m.level != level || m.coord() != want || m.parent != patches_[g].parent ||
-            (c == 0 && base[0] % 2 + base[1] % 2 + base[2] % 2 != 0))
-          invariant_failed("family at " + coord_text(level, base) + " is not complete");
-        if (level > 0 &&
-            (patches_[m.parent].first_child != g ||
-             patches_[m.parent].coord() != PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
-          invariant_failed("parent link of " + coord_text(level, m.coord()));
-        if (!m.is_leaf() && patches_[m.first_child].parent != g + c)
-          invariant_failed("child link of " + coord_text(level, m.coord()));
-      }
-    }
-  for (int p = 0; p < num_patches(); ++p) {
-    const auto& m = patches_[p];
-    if (find_patch(m.level, m.coord()) != p)
-      invariant_failed("lookup of " + coord_text(m.level, m.coord()) + " does not find it");
-    for (int n = 0; n < 27; ++n) {
-      const int q = neighbour_patch(p, n);
-      const PatchCoord pc = m.coord();
-      if (q != find_patch(m.level, {pc[0] + n % 3 - 1, pc[1] + (n / 3) % 3 - 1, pc[2] + n / 9 - 1}))
-        invariant_failed("neighbour link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
-                         " is stale");
-      if (p % kFamilySize != 0) continue;
-      // The family's links, both ways.
-      const int f = family_neighbour(p, n);
-      if (f != find_patch(m.level, {pc[0] + 2 * (n % 3 - 1), pc[1] + 2 * ((n / 3) % 3 - 1),
-                                    pc[2] + 2 * (n / 9 - 1)}))
-        invariant_failed("family link " + std::to_string(n) + " of " + coord_text(m.level, pc) +
-                         " is stale");
-      if (f != kNoPatch && family_neighbour(f, opposite(n)) != p)
-        invariant_failed("neighbour links of " + coord_text(m.level, m.coord()) +
-                         " are not symmetric");
-    }
-    // Proper nesting: a refined patch has every same-level neighbour that lies in the
-    // domain, so its children's ghost zones and interpolation stencils find data one
-    // level coarser at most.
-    if (m.is_leaf()) continue;
-    for (int n = 0; n < 27; ++n) {
-      PatchCoord pc = m.coord();
-      pc[0] += n % 3 - 1, pc[1] += (n / 3) % 3 - 1, pc[2] += n / 9 - 1;
-      if (wrap(m.level, pc) && neighbour_patch(p, n) == kNoPatch)
-        invariant_failed("proper nesting: refined " + coord_text(m.level, m.coord()) +
-                         " lacks a neighbour on its own level");
-    }
-  }
-  if (flags_.size() != patches_.size() / kFamilySize)
-    invariant_failed("the family flags are not one per family");
-  for (int level = 0; level < num_levels(); ++level)
-    for (const int g : groups_[level])
-      if (flags_[g / kFamilySize] != compute_flags(g))
-        invariant_failed("the flags (sides, coarse blocks) of " +
-                         coord_text(level, patches_[g].coord()) + " are stale");
 }
 
 std::uint8_t Forest::compute_flags(int first_patch) const {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cube.hpp"
 #include "tessera/mesh/forest.hpp"
 
 using namespace tessera::mesh;
@@ -38,20 +39,8 @@ double live_bytes() {
 
 // One forest (root n, refined or not) in this process, its row printed.
 int measure(int n, bool refined) {
-  Geometry geo;
-  geo.xmin = {0, 0, 0};
-  geo.xmax = {1, 1, 1};
-  geo.root_cells = {n, n, n};
-  geo.dx0 = 1.0 / n;
-  for (auto& d : geo.boundary) d = {Boundary::kOutflow, Boundary::kOutflow};
-  const int np = n / kPatchSize;
-  Hierarchy h;
-  if (refined) {
-    h.resize(1);
-    for (int z = 0; z < np; ++z)
-      for (int y = 0; y < np; ++y)
-        for (int x = 0; x < np / 2; ++x) h[0].push_back({x, y, z});
-  }
+  const Geometry geo = tessera::perf::unit_cube(n);
+  const Hierarchy h = refined ? tessera::perf::half_refined(n / kPatchSize) : Hierarchy{};
   const double before = resident_bytes(), live_before = live_bytes();
   const auto t0 = std::chrono::steady_clock::now();
   const Forest forest(geo, h);

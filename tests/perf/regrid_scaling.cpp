@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "../mesh_rebuild.hpp"
+#include "cube.hpp"
 #include "tessera/evolve/refinement.hpp"
 #include "tessera/exec/flux_register.hpp"
 #include "tessera/mesh/mesh.hpp"
@@ -71,18 +72,10 @@ int main(int argc, char** argv) {
       "plan add ms", "apply add ms", "plan del ms", "apply del ms", "partition ms", "plans ms",
       "all plans ms");
   for (int n : roots) {
-    Geometry geo;
-    geo.xmin = {0, 0, 0};
-    geo.xmax = {1, 1, 1};
-    geo.root_cells = {n, n, n};
-    geo.dx0 = 1.0 / n;
-    for (auto& d : geo.boundary) d = {Boundary::kOutflow, Boundary::kOutflow};
+    const Geometry geo = tessera::perf::unit_cube(n);
     const int np = n / kPatchSize;
-    Hierarchy base(1), grown(1);
-    for (int z = 0; z < np; ++z)
-      for (int y = 0; y < np; ++y)
-        for (int x = 0; x < np / 2; ++x) base[0].push_back({x, y, z});
-    grown = base;
+    const Hierarchy base = tessera::perf::half_refined(np);
+    Hierarchy grown = base;
     for (int i = 0; i < kChanged; ++i)
       grown[0].push_back({np / 2 + i % (np / 2), i / (np / 2) % np, i / (np / 2) / np});
     if (np * np * np / 2 < kChanged) return std::fprintf(stderr, "ROOT must be at least 64\n"), 2;

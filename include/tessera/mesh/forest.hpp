@@ -173,7 +173,8 @@ class Forest {
   // Throws tessera::Error(kInternal) naming the first violation: families complete and
   // contiguous, parent/child links consistent, neighbour links symmetric, and proper
   // nesting (every refined patch has all 26 same-level neighbours inside the domain),
-  // and the neighbour table equal to one built afresh.
+  // the family links equal to the lookup's, and each family's flags (boundary sides, coarse
+  // blocks) equal to ones computed afresh. In forest_invariants.cpp.
   void check_invariants() const;
 
  private:
