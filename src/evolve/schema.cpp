@@ -96,8 +96,9 @@ std::vector<ParamSpec> core_specs() {
              "over NVLink where the GPUs have it); mpi: the MPI library sends GPU memory itself "
              "(CUDA-aware MPI); host: through page-locked host buffers and MPI; auto: peer "
              "within a host, else mpi where the library is CUDA-aware, else host. The same "
-             "bits every way. The root FFT's transposes on the GPUs (mpi.root_fft = \"slabs\") "
-             "go GPU to GPU within a host unless this is host (mpi takes the host route there)"),
+             "bits every way. The root FFT's transposes on the GPUs (mpi.root_fft = \"slabs\"), "
+             "and a resident run's root density and potential between the ranks' GPUs, go GPU "
+             "to GPU within a host unless this is host (mpi takes the host route there)"),
       choice("mpi", "root_fft", "slabs", {"slabs", "gathered"},
              "several MPI ranks with self-gravity: the root Poisson solve's FFT cut into slabs "
              "of z-planes over the ranks (each transforms and holds 1/N of the grid: FFTW on "

@@ -173,14 +173,23 @@ void Simulation::log_run_summary(const RunSummary& summary, long long updates,
                  to_readers = comm_->max(r.to_readers), up = comm_->max(r.up);
     // The GPU's parts only on the GPU backend.
     const bool gpu = executor_->name() != std::string("cpu");
-    log_line(
-        "  gravity: %.3f s; root solves (%d) on %d ranks: %ssent to the %s %.3f s, FFT %.3f s%s, "
-        "potential sent to the ranks that read it %.3f s%s (each the slowest rank's)",
-        timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(),
-        gpu ? strprintf("density read from the GPU %.3f s, ", read).c_str() : "",
-        gravity_->slabs() ? "slabs" : "ranks", to_slabs, fft,
-        gpu ? strprintf(" (on the GPUs %.3f s)", device).c_str() : "", to_readers,
-        gpu ? strprintf(", up to the GPU %.3f s", up).c_str() : "");
+    if (comm_->max(r.on_gpus ? 1.0 : 0.0) > 0)
+      log_line(
+          "  gravity: %.3f s; root solves (%d) on %d ranks, density and potential GPU to GPU: "
+          "density gathered %.3f s, sent to the slabs %.3f s, FFT %.3f s (on the GPUs %.3f s), "
+          "potential sent to the ranks that read it %.3f s, written into the patches %.3f s "
+          "(each the slowest rank's)",
+          timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(), read, to_slabs, fft,
+          device, to_readers, up);
+    else
+      log_line(
+          "  gravity: %.3f s; root solves (%d) on %d ranks: %ssent to the %s %.3f s, FFT %.3f s%s, "
+          "potential sent to the ranks that read it %.3f s%s (each the slowest rank's)",
+          timers_.seconds(Stage::kGravity), gravity_->solves(), comm_->size(),
+          gpu ? strprintf("density read from the GPU %.3f s, ", read).c_str() : "",
+          gravity_->slabs() ? "slabs" : "ranks", to_slabs, fft,
+          gpu ? strprintf(" (on the GPUs %.3f s)", device).c_str() : "", to_readers,
+          gpu ? strprintf(", up to the GPU %.3f s", up).c_str() : "");
   }
   if (refinement_.max_level > 0)
     log_line(

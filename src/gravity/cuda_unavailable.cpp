@@ -3,6 +3,7 @@
 #include "src/gravity/device_correction.hpp"
 #include "src/gravity/device_potential.hpp"
 #include "src/gravity/device_root.hpp"
+#include "src/gravity/device_rows.hpp"
 #include "src/gravity/device_slab.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
@@ -29,6 +30,10 @@ std::unique_ptr<DeviceSlabSolve> make_device_slab_solve(const DeviceSlabSetup&,
 }
 
 std::unique_ptr<DeviceRootGravity> make_device_root_gravity(std::array<int, 3>) {
+  no_cufft();
+}
+
+std::unique_ptr<DeviceRows> make_device_rows(const RowPlan&, parallel::Comm&, const std::string&) {
   no_cufft();
 }
 

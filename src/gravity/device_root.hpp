@@ -44,6 +44,26 @@ class DeviceRootGravity {
   // grid) is page-locked at its first call until this object goes: it must outlive it.
   virtual void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
                              int phi_field) = 0;
+  // Several ranks, the density and potential moved GPU to GPU (SelfGravity::solve with the
+  // GPU slabs; the moves themselves are device_rows.hpp's):
+  // - own_density: the density (plus the field `source_field` when >= 0) of the root
+  //   patches of `groups` (this rank's own, in order) into a device array [patch][cells],
+  //   as SelfGravity::scatter_root forms it;
+  // - slab_density, slab_potential: device arrays of `count` doubles kept here for the slab
+  //   solve's density planes and ghosted potential planes (grown when needed);
+  // - plane_sums: the sums of the first `planes` planes of `plane` cells of slab_density,
+  //   each in order (SlabPoisson::solve's), to the host;
+  // - begin_potential: the last potential becomes the previous one, and the new one, every
+  //   cell NaN (what this rank is not sent stays so), is returned for the moves to fill;
+  // - finish_potential: the new potential into the field `phi_field` of the root families
+  //   the mesh holds (current time level).
+  virtual const double* own_density(const mesh::Mesh& m, exec::DeviceMesh& dm,
+                                    const std::vector<int>& groups, int source_field) = 0;
+  virtual double* slab_density(std::size_t count) = 0;
+  virtual double* slab_potential(std::size_t count) = 0;
+  virtual std::vector<double> plane_sums(int planes, std::size_t plane) = 0;
+  virtual double* begin_potential() = 0;
+  virtual void finish_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) = 0;
   // SelfGravity::kick on the root patches of `groups` (every root group when null) of `dm`'s
   // current state with the last potential; returns the largest speed the time step must
   // respect.

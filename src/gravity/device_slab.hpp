@@ -31,9 +31,9 @@ class DeviceSlabSolve {
   // multiplier (periodic) or mode_scale * multiplier (isolated), as SlabPoisson::solve does.
   virtual void solve(const double* rho, int planes, double fill_scale, double mean,
                      double mode_scale, double* ghosted) = 0;
-  // The same solve from and to GPU memory (one rank; a device-resident run): the density
-  // planes `rho` and the ghosted potential planes `ghosted` are device pointers, nothing
-  // crosses the bus. Returns once the potential is written.
+  // The same solve from and to GPU memory (a device-resident run; a collective on several
+  // ranks): this rank's density planes `rho` and ghosted potential planes `ghosted` are
+  // device pointers, nothing crosses the bus. Returns once the potential is written.
   virtual void solve_on_device(const double* rho, int planes, double fill_scale, double mean,
                                double mode_scale, double* ghosted) = 0;
   // The GPU's time of the last solve (fill to ghost gather, the transposes included) and

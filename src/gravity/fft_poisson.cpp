@@ -416,9 +416,8 @@ void IsolatedFftPoisson::solve(const double* rho, double four_pi_g, double* phi)
 
 void SlabPoisson::solve_on_device(const double* device_rho, double four_pi_g, double mean,
                                   double* device_ghosted) {
-  if (!device_ || comm_.size() != 1)
-    throw Error(ErrorKind::kInternal, "the root solve from GPU memory needs the GPU and one rank");
-  device_->solve_on_device(device_rho, n_[2], four_pi_g, periodic_ ? mean : 0.0,
+  if (!device_) throw Error(ErrorKind::kInternal, "the root solve from GPU memory needs the GPU");
+  device_->solve_on_device(device_rho, planes(), four_pi_g, periodic_ ? mean : 0.0,
                            four_pi_g / (4 * std::numbers::pi), device_ghosted);
 }
 

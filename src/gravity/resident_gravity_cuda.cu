@@ -45,9 +45,21 @@ __global__ void gather_density(const Real* pool, std::size_t patch_reals,
   rho[(std::size_t(c[2] + k) * n1 + c[1] + j) * n0 + c[0] + i] = v;
 }
 
+// One block per root patch, one thread per cell: the patch's density (and the correction's
+// source) into patch p of `out` ([patch][cells]), as SelfGravity::scatter_root forms it.
+__global__ void own_density_kernel(const Real* pool, std::size_t patch_reals,
+                                   const int* __restrict__ position, int source_field,
+                                   double* out) {
+  const int p = blockIdx.x, a = threadIdx.x;
+  const Real* u = pool + std::size_t(position[p]) * patch_reals;
+  out[std::size_t(p) * kCells + a] =
+      source_field >= 0 ? double(u[a]) + double(u[std::size_t(source_field) * kCells + a])
+                        : double(u[a]);
+}
+
 // The mean as SlabPoisson::solve forms it: each z-plane summed in order (one thread per
 // plane), then the planes in order, divided by the cells.
-__global__ void plane_sums(const double* rho, std::size_t plane, int n2, double* sums) {
+__global__ void plane_sums_kernel(const double* rho, std::size_t plane, int n2, double* sums) {
   const int z = blockIdx.x * blockDim.x + threadIdx.x;
   if (z >= n2) return;
   const double* r = rho + std::size_t(z) * plane;
@@ -163,7 +175,7 @@ class CudaRootGravity final : public DeviceRootGravity {
     double mean = 0;
     if (periodic) {
       const std::size_t plane = std::size_t(n_[0]) * n_[1];
-      plane_sums<<<(n_[2] + 127) / 128, 128>>>(rho_.get(), plane, n_[2], sums_.get());
+      plane_sums_kernel<<<(n_[2] + 127) / 128, 128>>>(rho_.get(), plane, n_[2], sums_.get());
       TESSERA_CUDA_CHECK(cudaGetLastError());
       grid_mean_of<<<1, 1>>>(sums_.get(), n_[2], double(plane) * n_[2], mean_.get());
       TESSERA_CUDA_CHECK(cudaGetLastError());
@@ -182,18 +194,8 @@ class CudaRootGravity final : public DeviceRootGravity {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
     // The held root families, and the ghosted planes from that of the cell below the lowest
     // to that of the cell above the highest.
-    constexpr int kN = mesh::kPatchSize;
-    std::vector<int> held;
-    int lo = n_[2] + 2, hi = 0;
-    for (const int g : m.groups(0))
-      if (m.holds(g)) {
-        held.push_back(g);
-        int z = m.patch(g).corner[2];
-        for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
-        lo = std::min(lo, z);               // the ghosted plane of cell z - 1
-        hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
-      }
-    if (hi < lo) lo = hi = 0;
+    int lo = 0, hi = 0;
+    const std::vector<int> held = held_groups(m, lo, hi);
     const std::size_t plane = std::size_t(n_[0] + 2) * (n_[1] + 2);
     const std::size_t size = phi_[0].size(), first = std::size_t(lo) * plane,
                       count = std::size_t(hi - lo) * plane;
@@ -210,6 +212,54 @@ class CudaRootGravity final : public DeviceRootGravity {
     lock(phi);
     TESSERA_CUDA_CHECK(
         cudaMemcpy(to + first, phi + first, count * sizeof(double), cudaMemcpyHostToDevice));
+    write_potential(m, d, held_, phi_field);
+  }
+
+  const double* own_density(const mesh::Mesh& m, exec::DeviceMesh& dm,
+                            const std::vector<int>& groups, int source_field) override {
+    auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    own_.set(m, groups);
+    grow(own_rho_, std::size_t(own_.count) * kCells);
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the passes before wrote the pool
+    if (own_.count > 0) {
+      own_density_kernel<<<own_.count, kCells>>>(d.pool(m.current_slot(0)), d.patch_reals(),
+                                                 own_.position.get(), source_field, own_rho_.get());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+    }
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    return own_rho_.get();
+  }
+  double* slab_density(std::size_t count) override {
+    grow(slab_rho_, count);
+    return slab_rho_.get();
+  }
+  double* slab_potential(std::size_t count) override {
+    grow(slab_phi_, count);
+    return slab_phi_.get();
+  }
+  std::vector<double> plane_sums(int planes, std::size_t plane) override {
+    std::vector<double> sums(std::size_t(std::max(planes, 0)));
+    if (planes <= 0) return sums;
+    if (slab_rho_.size() < std::size_t(planes) * plane)
+      throw Error(ErrorKind::kInternal, "the slab's plane sums beyond its density");
+    grow(sums_, std::size_t(planes));
+    plane_sums_kernel<<<(planes + 127) / 128, 128>>>(slab_rho_.get(), plane, planes, sums_.get());
+    TESSERA_CUDA_CHECK(cudaGetLastError());
+    TESSERA_CUDA_CHECK(
+        cudaMemcpy(sums.data(), sums_.get(), sums.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    return sums;
+  }
+  double* begin_potential() override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kicks before read the last potential
+    std::swap(phi_[0], phi_[1]);
+    // All bytes 0xff: a NaN, so that a read of what this rank was not sent is seen.
+    TESSERA_CUDA_CHECK(cudaMemset(phi_[0].get(), 0xff, phi_[0].size() * sizeof(double)));
+    return phi_[0].get();
+  }
+  void finish_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, int phi_field) override {
+    auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    int lo = 0, hi = 0;
+    held_.set(m, held_groups(m, lo, hi));
     write_potential(m, d, held_, phi_field);
   }
 
@@ -250,13 +300,40 @@ class CudaRootGravity final : public DeviceRootGravity {
   const double* potential(int which) const override { return phi_[which].get(); }
   double bytes() const override {
     double ints = 0;
-    for (const RootPatchTable* t : {&all_, &held_, &kicked_})
+    for (const RootPatchTable* t : {&all_, &held_, &kicked_, &own_})
       ints += double(t->position.size() + t->corner.size());
-    return double(rho_.size() + 2 * phi_[0].size() + sums_.size()) * sizeof(double) +
+    return double(rho_.size() + 2 * phi_[0].size() + sums_.size() + own_rho_.size() +
+                  slab_rho_.size() + slab_phi_.size()) *
+               sizeof(double) +
            ints * sizeof(int);
   }
 
  private:
+  // The root families the mesh holds, and the ghosted planes [lo, hi) from that of the cell
+  // below the lowest to that of the cell above the highest (0, 0 when none).
+  std::vector<int> held_groups(const mesh::Mesh& m, int& lo, int& hi) const {
+    std::vector<int> held;
+    lo = n_[2] + 2, hi = 0;
+    for (const int g : m.groups(0))
+      if (m.holds(g)) {
+        held.push_back(g);
+        int z = m.patch(g).corner[2];
+        for (int c = 1; c < mesh::kFamilySize; ++c) z = std::min(z, m.patch(g + c).corner[2]);
+        lo = std::min(lo, z);               // the ghosted plane of cell z - 1
+        hi = std::max(hi, z + 2 * kN + 2);  // past that of cell z + 2 kN
+      }
+    if (hi < lo) lo = hi = 0;
+    return held;
+  }
+
+  // `b` holds at least `count` doubles (made again, larger, when it does not).
+  static void grow(DeviceBuffer<double>& b, std::size_t count) {
+    if (b.size() < std::max<std::size_t>(count, 1)) {
+      TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // no kernel still reads the old one
+      b = DeviceBuffer<double>(std::max<std::size_t>(count, 1));
+    }
+  }
+
   // A host potential set_potential copies from, page-locked once (a copy from pageable
   // memory runs at a fraction of the bus's rate: 15 ms for 256^3 on an H100's host); if
   // the lock fails, the copies stay pageable.
@@ -283,11 +360,14 @@ class CudaRootGravity final : public DeviceRootGravity {
 
   std::array<int, 3> n_;
   DeviceBuffer<double> rho_, sums_, mean_;
+  // Several ranks, the moves on the GPUs: this rank's own root density, its slab's density
+  // planes and ghosted potential planes.
+  DeviceBuffer<double> own_rho_, slab_rho_, slab_phi_;
   DeviceBuffer<double> phi_[2];  // ghosted: the last solve's, the one before
   DeviceBuffer<unsigned long long> speed_;
   // The root patches: all of them (one rank's solve), those the mesh holds (a potential
   // from the ranks' solve), those of the last kick.
-  RootPatchTable all_, held_, kicked_;
+  RootPatchTable all_, held_, kicked_, own_;
   std::vector<std::pair<const double*, bool>> locked_;  // lock()'s pointers, and whether it did
 };
 

@@ -3,6 +3,7 @@
 // distributed FFT, or gathered whole on every rank.
 #include <algorithm>
 
+#include "device_rows.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/core/parallel.hpp"
@@ -13,6 +14,7 @@ namespace tessera::gravity {
 
 namespace {
 constexpr int kN = mesh::kPatchSize;
+constexpr int kPotentialBox = 2 * kN + 2;  // a root family and one cell around it
 }  // namespace
 
 namespace {
@@ -158,10 +160,9 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
 
 namespace tessera::gravity {
 
-void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solver) {
-  const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
+std::vector<std::vector<double>> SelfGravity::potential_boxes(const mesh::Mesh& m) const {
+  const int g0 = n_[0] + 2, g1 = n_[1] + 2;
   const std::size_t plane = std::size_t(g1) * g0;
-  constexpr int kBox = 2 * kN + 2;  // a root family and one cell around it
   // The root families each rank holds (its own and its buffer copies, whose potential
   // field solve() writes too), as the lowest ghosted index of their box.
   std::vector<double> held;
@@ -173,7 +174,14 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
     // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family start at c.
     held.push_back(double(c[2]) * plane + double(c[1]) * g0 + c[0]);
   }
-  auto holders = comm_->allgather(std::move(held));
+  return comm_->allgather(std::move(held));
+}
+
+void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solver) {
+  const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
+  const std::size_t plane = std::size_t(g1) * g0;
+  constexpr int kBox = kPotentialBox;
+  const auto holders = potential_boxes(m);
   // What rank `reader` reads of ghosted planes [lo, lo + count): the kBox^3 box around each
   // root family it holds (its kicks read one cell around its patches), in its order, each
   // box's cells in index order, duplicates included. The boxes cover exterior()'s reads as
@@ -246,6 +254,80 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
                   [&](std::size_t a, std::size_t i) { phi_[a] = from[i]; });
     }
   });
+}
+
+RowPlan SelfGravity::density_rows(const mesh::Mesh& m, const SlabPoisson& solver) const {
+  // scatter_root's moves as rows of a patch (kN cells along x): from this rank's own root
+  // patches' densities ([own_root_patches' index][cells]) into the receivers' planes.
+  const int n0 = n_[0], n1 = n_[1], rank = comm_->rank(), ranks = comm_->size();
+  const int first = solver.first_plane(), planes = solver.planes();
+  const std::vector<int> own = own_root_patches(m);
+  std::vector<int> own_index(std::size_t(m.num_patches()), -1);
+  for (std::size_t p = 0; p < own.size(); ++p) own_index[std::size_t(own[p])] = int(p);
+  RowPlan plan;
+  plan.width = kN;
+  plan.source_size = std::int64_t(own.size()) * std::int64_t(mesh::kPatchCells);
+  plan.destination_size = std::int64_t(planes) * n1 * n0;
+  plan.send.resize(ranks);
+  plan.receive.resize(ranks);
+  std::size_t total = 0;
+  for (int q = 0; q < ranks; ++q) {
+    for (const PatchRun& r :
+         patch_runs(m, *partition_, rank, solver.first_plane(q), solver.planes(q), total))
+      for (int k = r.k0; k < r.k1; ++k)
+        for (int j = 0; j < kN; ++j)
+          plan.send[q].push_back(std::int64_t(own_index[std::size_t(r.patch)]) *
+                                     std::int64_t(mesh::kPatchCells) +
+                                 (k * kN + j) * kN);
+    for (const PatchRun& r : patch_runs(m, *partition_, q, first, planes, total)) {
+      const auto& o = m.patch(r.patch).corner;
+      for (int k = r.k0; k < r.k1; ++k)
+        for (int j = 0; j < kN; ++j)
+          plan.receive[q].push_back((std::int64_t(o[2] + k - first) * n1 + o[1] + j) * n0 + o[0]);
+    }
+  }
+  return plan;
+}
+
+RowPlan SelfGravity::potential_rows(const mesh::Mesh& m, const SlabPoisson& solver) const {
+  // scatter_potential's moves as rows of a box (kPotentialBox cells along x): from this
+  // rank's ghosted planes into the readers' whole ghosted grids, at the same index.
+  const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
+  const int ranks = comm_->size();
+  const std::int64_t plane = std::int64_t(g1) * g0;
+  constexpr int kBox = kPotentialBox;
+  const auto holders = potential_boxes(m);
+  const EvenPieces pieces{g2, ranks};
+  // f(ghosted index of a row's first cell) for the rows of `reader`'s boxes in planes
+  // [lo, lo + count), box after box, plane after plane.
+  auto rows = [&](int reader, int lo, int count, auto&& f) {
+    for (const double box : holders[reader]) {
+      const std::int64_t corner = static_cast<std::int64_t>(box);
+      const int t0 = int(corner / plane);
+      if (corner % g0 + kBox > g0 || (corner % plane) / g0 + kBox > g1 || t0 + kBox > g2)
+        throw Error(ErrorKind::kInternal,
+                    strprintf("root potential of self-gravity: rank %d holds a box beyond the "
+                              "grid",
+                              reader));
+      for (int t = std::max(t0, lo); t < std::min(t0 + kBox, lo + count); ++t)
+        for (int b = 0; b < kBox; ++b) f(t * plane + corner % plane + std::int64_t(b) * g0);
+    }
+  };
+  const int first = solver.first_ghosted(), count = solver.ghosted_planes();
+  if (first != pieces.first(rank) || count != pieces.size(rank))
+    throw Error(ErrorKind::kInternal, "root potential of self-gravity: the slabs' planes moved");
+  RowPlan plan;
+  plan.width = kBox;
+  plan.source_size = std::int64_t(count) * plane;
+  plan.destination_size = std::int64_t(g2) * plane;
+  plan.send.resize(ranks);
+  plan.receive.resize(ranks);
+  for (int q = 0; q < ranks; ++q) {
+    rows(q, first, count, [&](std::int64_t a) { plan.send[q].push_back(a - first * plane); });
+    rows(rank, pieces.first(q), pieces.size(q),
+         [&](std::int64_t a) { plan.receive[q].push_back(a); });
+  }
+  return plan;
 }
 
 }  // namespace tessera::gravity

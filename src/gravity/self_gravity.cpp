@@ -11,6 +11,7 @@
 #include "device_correction.hpp"
 #include "device_potential.hpp"
 #include "device_root.hpp"
+#include "device_rows.hpp"
 #include "kernels/gravity.hpp"
 #include "resident_gather.hpp"
 #include "tessera/core/error.hpp"
@@ -141,8 +142,13 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     ++solves_;
     return;
   }
-  // Several ranks with a resident root level: the ranks' solve, as below, from this rank's
-  // root density (and source) read from the GPU; the potential goes back up for the kicks.
+  if (resident && slab_solver_ && gpu_) {
+    solve_on_gpus(m, *resident);
+    return;
+  }
+  // Several ranks with a resident root level, gathered: the ranks' solve, as below, from
+  // this rank's root density (and source) read from the GPU; the potential goes back up for
+  // the kicks.
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point& t) {
     const auto now = Clock::now();

@@ -203,8 +203,6 @@ class CudaSlabSolve final : public DeviceSlabSolve {
   }
   void solve_on_device(const double* rho, int planes, double fill_scale, double mean,
                        double mode_scale, double* ghosted) override {
-    if (ranks_ != 1)
-      throw Error(ErrorKind::kInternal, "the root solve from GPU memory runs on one rank");
     run(nullptr, rho, planes, fill_scale, mean, mode_scale, nullptr, ghosted);
   }
 

@@ -137,6 +137,13 @@ if selected gravity; then
     variant gravity host mpi.device_exchange=host
     grep -q "GPU to GPU (CUDA IPC) between 0 rank pairs, through host memory between 3" \
       "$work/gravity.3_host.log" || fail "gravity, 3 ranks, host route: the log does not say so"
+    # The resident root's density and potential between the ranks' GPUs, by either route.
+    grep -q "root density and potential between the ranks' GPUs: GPU to GPU (CUDA IPC) between 3 rank pairs, through host memory between 0" \
+      "$work/gravity.3.log" || fail "gravity, 3 ranks: the root density and potential did not go GPU to GPU"
+    grep -q "root density and potential between the ranks' GPUs: GPU to GPU (CUDA IPC) between 0 rank pairs, through host memory between 3" \
+      "$work/gravity.3_host.log" || fail "gravity, 3 ranks, host route: the root density and potential's route"
+    grep -q "root solves ([0-9]*) on 3 ranks, density and potential GPU to GPU" "$work/gravity.3.log" ||
+      fail "gravity, 3 ranks: the summary does not give the root solves on the GPUs"
   fi
 fi
 
@@ -177,6 +184,8 @@ if [ "$backend" = cuda ]; then
   if selected sphere; then
     grep -q "self-gravity's kicks and potential too" "$work/sphere.2.log" ||
       fail "sphere, 2 ranks: the log does not say the kicks run on the GPUs"
+    grep -q "root density and potential between the ranks' GPUs: GPU to GPU (CUDA IPC) between 1 rank pairs" \
+      "$work/sphere.2.log" || fail "sphere, 2 ranks: the root density and potential did not go GPU to GPU"
     variant sphere gathered mpi.root_fft=gathered
     variant sphere host mpi.device_exchange=host
   fi

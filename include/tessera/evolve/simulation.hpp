@@ -104,6 +104,8 @@ class Simulation {
   }
   // Which rank owns each patch group (rebuilt with the mesh and at every regrid).
   const parallel::Partition& partition() const { return partition_; }
+  // Self-gravity's state (null without gravity.enabled).
+  const gravity::SelfGravity* gravity() const { return gravity_.get(); }
   parallel::Comm& comm() const { return *comm_; }
   // Whether the patch data stay on the GPU between steps (gpu.resident).
   bool device_resident() const { return resident_mode_; }

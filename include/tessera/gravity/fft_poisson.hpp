@@ -97,9 +97,10 @@ class SlabPoisson {
   const double* ghosted() const { return ghosted_.data(); }
   // A collective: every rank's ghosted planes, into the whole extended grid on every rank.
   void gather_ghosted(double* phi_ghosted) const;
-  // One rank, on the GPU (a device-resident run): the solve of the density in GPU memory
-  // ([n2][n1][n0]) into the ghosted potential in GPU memory, `mean` the density's mean as
-  // solve() forms it (periodic; ignored when isolated). The same bits as solve().
+  // On the GPU (a device-resident run; a collective): the solve of this rank's density
+  // planes in GPU memory ([planes()][n1][n0]) into its ghosted potential planes in GPU
+  // memory ([ghosted_planes()][n1 + 2][n0 + 2]), `mean` the density's mean as solve() forms
+  // it (periodic; ignored when isolated). The same bits as solve().
   void solve_on_device(const double* device_rho, double four_pi_g, double mean,
                        double* device_ghosted);
 

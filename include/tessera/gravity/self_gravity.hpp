@@ -29,7 +29,9 @@ class RootPoissonSolver;
 class DeviceRootGravity;
 class DevicePotential;
 class DeviceCorrection;
+class DeviceRows;
 struct DeviceRootPotential;
+struct RowPlan;
 class SlabPoisson;
 class SelfGravity;
 
@@ -277,8 +279,12 @@ class SelfGravity {
   // solves (for the run's summary): the density read from the GPU (a resident root), sent
   // to the slabs (or gathered), the FFT (and of it the GPU's part), the potential sent to
   // the ranks that read it, and up to the GPU.
+  // With the density and potential moved GPU to GPU (`on_gpus`: a resident root and the
+  // GPU slabs), `read` is the density's gather on the GPU and `up` the potential's write
+  // into the patches there.
   struct RootTimes {
     double read = 0, to_slabs = 0, fft = 0, fft_device = 0, to_readers = 0, up = 0;
+    bool on_gpus = false;
   };
   const RootTimes& root_times() const { return root_times_; }
   // Whether the root solves are cut into slabs over the ranks: several ranks, mpi.root_fft =
@@ -287,6 +293,15 @@ class SelfGravity {
   // The host's copy of the last two potentials from the GPU's, when the last solve ran
   // there (not thread-safe: from the thread that steps the run).
   void make_host_current() const;
+  // Several ranks, slabs: scatter_root's and scatter_potential's moves as rows
+  // (device_rows.hpp), which a resident root level's solve makes GPU to GPU. The density's:
+  // rows of kN cells from this rank's own root patches' densities ([own_root_patches'
+  // index][cells]) into the receivers' density planes (the solver's [planes()][n1][n0]);
+  // the potential's: rows of 2 kN + 2 cells from this rank's ghosted planes
+  // ([ghosted_planes()][n1 + 2][n0 + 2]) into the readers' whole ghosted grids, the boxes
+  // around the root families they hold. Collectives (the boxes are gathered).
+  RowPlan density_rows(const mesh::Mesh& mesh, const SlabPoisson& solver) const;
+  RowPlan potential_rows(const mesh::Mesh& mesh, const SlabPoisson& solver) const;
 
  private:
   double root_acceleration_speed(const mesh::Mesh& mesh) const;
@@ -304,6 +319,15 @@ class SelfGravity {
   // Several ranks, slabs: each rank's ghosted potential planes to the ranks that read them
   // (around their root families, and the layer outside an isolated domain), into phi_.
   void scatter_potential(const mesh::Mesh& mesh, const SlabPoisson& solver);
+  // Every rank's boxes of the potential it reads (a collective): the lowest ghosted index
+  // of the (2 kN + 2)^3 box around each root family it holds, in canonical order.
+  std::vector<std::vector<double>> potential_boxes(const mesh::Mesh& mesh) const;
+  // Several ranks, slabs, a resident root level: the solve with the density and potential
+  // moved GPU to GPU (density_rows, potential_rows; made again when the device copy's
+  // tables are), the cuFFT slabs in between.
+  void solve_on_gpus(mesh::Mesh& mesh, exec::DeviceMesh& resident);
+  std::unique_ptr<DeviceRows> density_moves_, potential_moves_;
+  long long moves_version_ = -1;
   // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
   // patches with their values, each rank having filled those of its own.
   void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
