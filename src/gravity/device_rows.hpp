@@ -33,6 +33,10 @@ class DeviceRows {
   // A collective: every row of the plan from `source` (this rank's GPU) into `destination`
   // on its receiver's GPU. Rows that land on the same place must carry the same values.
   virtual void move(const double* source, double* destination) = 0;
+  // Closes this rank's mappings of the other ranks' buffers. Before any rank lets its
+  // object go, every rank disconnects and then they agree: a buffer must not be freed while
+  // another process still maps it.
+  virtual void disconnect() = 0;
   // Bytes this rank sent to other ranks so far, GPU to GPU and through the host.
   virtual double peer_bytes() const = 0;
   virtual double host_bytes() const = 0;

@@ -57,12 +57,18 @@ class CudaRows final : public DeviceRows {
         send_at_(ranks_ + 1, 0),
         receive_at_(ranks_ + 1, 0),
         their_at_(ranks_, 0),
-        peer_(ranks_, nullptr) {
+        peer_(ranks_, nullptr),
+        from_peer_(ranks_, false) {
     std::exception_ptr error;
     try {
       if (int(plan.send.size()) != ranks_ || int(plan.receive.size()) != ranks_)
         throw Error(ErrorKind::kInternal, "rows between ranks: a plan of another rank count");
       check_rows(plan);
+      if (plan.send[rank_].size() != plan.receive[rank_].size())
+        throw Error(ErrorKind::kInternal,
+                    strprintf("rows between ranks: rank %d keeps %zu rows of its own and places "
+                              "%zu",
+                              rank_, plan.send[rank_].size(), plan.receive[rank_].size()));
       std::vector<std::int64_t> sends, receives;
       for (int q = 0; q < ranks_; ++q) {
         send_at_[q + 1] = send_at_[q] + plan.send[q].size();
@@ -83,8 +89,15 @@ class CudaRows final : public DeviceRows {
 
   ~CudaRows() override {
     cudaDeviceSynchronize();
-    for (double* p : peer_)
-      if (p) cudaIpcCloseMemHandle(p);
+    disconnect();
+  }
+
+  void disconnect() override {
+    for (double*& p : peer_)
+      if (p) {
+        cudaIpcCloseMemHandle(p);
+        p = nullptr;
+      }
   }
 
   void move(const double* source, double* destination) override {
@@ -135,7 +148,7 @@ class CudaRows final : public DeviceRows {
     const auto got = comm_.exchange(std::move(out));
     try {
       for (int q = 0; q < ranks_; ++q) {
-        if (q == rank_ || peer_[q]) continue;
+        if (q == rank_ || from_peer_[q]) continue;
         const std::size_t n = (receive_at_[q + 1] - receive_at_[q]) * w;
         if (got[q].size() != n)
           throw Error(ErrorKind::kInternal,
@@ -250,6 +263,12 @@ class CudaRows final : public DeviceRows {
       error = std::current_exception();
     }
     comm_.agree(error);
+    // Each sender tells its receivers which route it takes (a pair may map one way only).
+    std::vector<std::vector<double>> routes(ranks_);
+    for (int q = 0; q < ranks_; ++q)
+      if (q != rank_) routes[q] = {peer_[q] ? 1.0 : 0.0};
+    const auto taken = comm_.exchange(std::move(routes));
+    for (int q = 0; q < ranks_; ++q) from_peer_[q] = q != rank_ && taken[q].at(0) != 0;
     peers = comm_.sum(peers);
     hosts = comm_.sum(hosts);
     routes_ = strprintf(
@@ -266,6 +285,7 @@ class CudaRows final : public DeviceRows {
   DeviceBuffer<double> send_, receive_;
   PinnedBuffer<double> h_send_;  // the host route's pieces
   std::vector<double*> peer_;    // [q]: q's receive buffer, mapped (peer route)
+  std::vector<bool> from_peer_;  // [q]: q copies its piece straight into this rank's buffer
   double peer_bytes_ = 0, host_bytes_ = 0;
   std::string routes_;
 };

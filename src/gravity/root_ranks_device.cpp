@@ -13,6 +13,7 @@
 #include "tessera/exec/resident.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
 #include "tessera/gravity/self_gravity.hpp"
+#include "tessera/parallel/comm.hpp"
 
 namespace tessera::gravity {
 
@@ -27,9 +28,16 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
   };
   SlabPoisson& solver = *slab_solver_;
   // The moves follow the mesh: made again (a collective) when any rank's device tables
-  // were, which a regrid or a new device copy does on every rank.
+  // were, which a regrid or a new device copy does on every rank (and so do the partition
+  // and the families a rank holds, which the plans follow).
   const bool stale = moves_version_ != resident.tables_version();
   if (comm_->max(stale ? 1.0 : 0.0) > 0) {
+    // Every rank closes its mappings of the others' buffers before any frees its own.
+    if (density_moves_) {
+      density_moves_->disconnect();
+      potential_moves_->disconnect();
+      comm_->agree(nullptr);
+    }
     density_moves_.reset();
     potential_moves_.reset();
     density_moves_ = make_device_rows(density_rows(m, solver), *comm_, route_);
@@ -38,35 +46,45 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
       log_line("root density and potential between the ranks' GPUs: %s",
                density_moves_->routes().c_str());
     moves_version_ = resident.tables_version();
+    since();  // (not a solve's time)
   }
-  make_device_current();  // the previous potential there, before begin_potential's swap
-  std::vector<int> own;
-  for (const int g : m.groups(0))
-    if (partition_->owns(comm_->rank(), g)) own.push_back(g);
-  const double* own_rho = device_->own_density(m, resident, own, source_field_);
-  root_times_.read += since();
+  // A failure of one rank's GPU work is agreed, so that no rank waits for it in a
+  // collective.
+  const double* own_rho = nullptr;
+  double *planes = nullptr, *ghosted = nullptr, *phi = nullptr;
   const std::size_t plane = std::size_t(n_[0]) * n_[1];
-  double* planes = device_->slab_density(std::size_t(solver.planes()) * plane);
+  parallel::agreed(*comm_, [&] {
+    make_device_current();  // the previous potential there, before begin_potential's swap
+    std::vector<int> own;
+    for (const int g : m.groups(0))
+      if (partition_->owns(comm_->rank(), g)) own.push_back(g);
+    own_rho = device_->own_density(m, resident, own, source_field_);
+    planes = device_->slab_density(std::size_t(solver.planes()) * plane);
+    ghosted =
+        device_->slab_potential(std::size_t(solver.ghosted_planes()) * (n_[0] + 2) * (n_[1] + 2));
+  });
+  root_times_.read += since();
   density_moves_->move(own_rho, planes);
   double mean = 0;
   if (periodic_) {
     // The mean as SlabPoisson::solve forms it: each plane summed in order, then the planes
     // in order.
-    const auto all = comm_->allgather(device_->plane_sums(solver.planes(), plane));
+    std::vector<double> sums;
+    parallel::agreed(*comm_, [&] { sums = device_->plane_sums(solver.planes(), plane); });
+    const auto all = comm_->allgather(std::move(sums));
     double sum = 0;
     for (const auto& q : all)
       for (const double s : q) sum += s;
     mean = sum / (double(plane) * n_[2]);
   }
   root_times_.to_slabs += since();
-  double* ghosted =
-      device_->slab_potential(std::size_t(solver.ghosted_planes()) * (n_[0] + 2) * (n_[1] + 2));
   solver.solve_on_device(planes, four_pi_g_, mean, ghosted);
   root_times_.fft += since();
   root_times_.fft_device += solver.last_device_seconds();
-  potential_moves_->move(ghosted, device_->begin_potential());
+  parallel::agreed(*comm_, [&] { phi = device_->begin_potential(); });
+  potential_moves_->move(ghosted, phi);
   root_times_.to_readers += since();
-  device_->finish_potential(m, resident, phi_field_);
+  parallel::agreed(*comm_, [&] { device_->finish_potential(m, resident, phi_field_); });
   root_times_.up += since();
   root_times_.on_gpus = true;
   mean_ = mean;

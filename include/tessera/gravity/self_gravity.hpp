@@ -184,8 +184,9 @@ class SelfGravity {
   // densities to the z-slabs of the distributed FFT (SlabPoisson: FFTW on the host, or
   // cuFFT on the ranks' GPUs on the CUDA backend), or, with mpi.root_fft = "gathered" (and
   // when only some ranks have a GPU), every rank receives the whole root density and solves
-  // the whole grid itself; either way every rank then holds the whole root potential, with
-  // the same bits as one rank of its backend. A kick updates the groups it is given.
+  // the whole grid itself; either way every rank then holds the root potential around the
+  // root families it holds (NaN elsewhere), with the same bits as one rank of its backend.
+  // A kick updates the groups it is given.
   // Both pointers must outlive this object (null: one rank).
   void set_ranks(parallel::Comm* comm, const parallel::Partition* partition) {
     comm_ = comm;
@@ -201,10 +202,11 @@ class SelfGravity {
   // `resident`: the mesh's device copy, when the root level's data stay on the GPU; on one
   // rank with the cuFFT solver (on_device()) the density, the solve and the potential then
   // stay there too (device_root.hpp), with the same bits; the host's copy of the potential
-  // is brought up to date when something on the host reads it. On several ranks (the GPU
-  // solve, slabs or gathered) each rank's root density is read from its GPU, the ranks'
-  // solve runs as for host data, and the potential each rank reads goes back up to its GPU
-  // and into the phi field of the root patches it holds there.
+  // is brought up to date when something on the host reads it. On several ranks with the
+  // GPU slabs the density and the potential move between the ranks' GPUs (solve_on_gpus);
+  // gathered, each rank's root density is read from its GPU, the ranks' solve runs as for
+  // host data, and the potential each rank reads goes back up to its GPU; either way it
+  // ends in the phi field of the root patches the rank holds there.
   void solve(mesh::Mesh& mesh, exec::DeviceMesh* resident = nullptr);
   // A kick of length dt with the acceleration of the last solve on the root level's
   // current state (kernels::gravity_kick); returns the largest speed the time step must
@@ -213,9 +215,10 @@ class SelfGravity {
   // the kick then runs on the device copy's root level.
   double kick(mesh::Mesh& mesh, double dt, const std::vector<int>* groups = nullptr,
               exec::DeviceMesh* resident = nullptr) const;
-  // Whether solve() and kick() keep all of a resident root level's work on the GPU: the
-  // cuFFT solver on one rank (make_cufft_poisson). On several ranks the kicks run there and
-  // the solve's density and potential cross the bus.
+  // Whether solve() and kick() keep all of a resident root level's work on this GPU: the
+  // cuFFT solver on one rank (make_cufft_poisson). On several ranks the kicks run there,
+  // and the solve is the ranks' (with the GPU slabs, GPU to GPU; gathered, through the
+  // hosts).
   bool on_device() const;
   // The kick of a refined level (level >= 1) with its potential field, the coarser level's
   // interpolated to `weight` for the ghost layer; returns the speed as kick() does.
