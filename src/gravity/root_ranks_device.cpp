@@ -40,8 +40,14 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
     }
     density_moves_.reset();
     potential_moves_.reset();
-    density_moves_ = make_device_rows(density_rows(m, solver), *comm_, route_);
-    potential_moves_ = make_device_rows(potential_rows(m, solver), *comm_, route_);
+    // (The plans' checks agreed: potential_rows's one collective comes before them.)
+    RowPlan density, potential;
+    parallel::agreed(*comm_, [&] {
+      density = density_rows(m, solver);
+      potential = potential_rows(m, solver);
+    });
+    density_moves_ = make_device_rows(density, *comm_, route_);
+    potential_moves_ = make_device_rows(potential, *comm_, route_);
     if (moves_version_ < 0 && comm_->rank() == 0)
       log_line("root density and potential between the ranks' GPUs: %s",
                density_moves_->routes().c_str());
