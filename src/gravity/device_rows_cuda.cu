@@ -15,6 +15,7 @@
 #include <numeric>
 
 #include "src/exec/cuda/cuda_util.cuh"
+#include "src/exec/cuda/peer_maps.cuh"
 #include "src/gravity/device_rows.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -190,35 +191,23 @@ class CudaRows final : public DeviceRows {
     return d;
   }
 
-  // A collective: each sender learns where its piece lands in each receiver's buffer and
-  // checks that the receiver expects as many rows as it sends; pairs of processes of one
-  // host map each other's receive buffer (CUDA IPC) unless told to use the host.
+  // A collective: pairs of processes of one host map each other's receive buffer (CUDA
+  // IPC) unless told to use the host; each sender learns where its piece lands in each
+  // receiver's buffer and checks that the receiver expects as many rows as it sends, and
+  // each receiver learns which route each sender takes (a pair may map one way only).
   void connect(const RowPlan& plan, const std::string& route) {
-    const std::string host = parallel::host_name();
-    const bool processes = parallel::is_mpi_world(comm_);
-    const bool map = processes && route != "host" && route != "mpi";
-    cudaIpcMemHandle_t handle{};
-    std::exception_ptr error;
-    try {
-      if (map) TESSERA_CUDA_CHECK(cudaIpcGetMemHandle(&handle, receive_.get()));
-    } catch (...) {
-      error = std::current_exception();
-    }
-    comm_.agree(error);
-    // To each sender q: where its rows land here, how many rows it must send, this rank's
-    // buffer handle and host.
+    const auto mapped =
+        cuda::map_peer_buffers(comm_, {receive_.get()}, route, "the root density and potential");
     std::vector<std::vector<double>> out(ranks_);
     for (int q = 0; q < ranks_; ++q) {
       if (q == rank_) continue;
-      out[q] = {double(receive_at_[q]), double(plan.receive[q].size())};
-      for (const double x : parallel::bytes_as_doubles(&handle, sizeof handle)) out[q].push_back(x);
-      out[q].push_back(double(host.size()));
-      for (const double x : parallel::bytes_as_doubles(host.data(), host.size()))
-        out[q].push_back(x);
+      peer_[q] = static_cast<double*>(mapped[q][0]);
+      // To sender q: where its rows land here, how many, and this rank's route to q.
+      out[q] = {double(receive_at_[q]), double(plan.receive[q].size()), peer_[q] ? 1.0 : 0.0};
     }
     const auto got = comm_.exchange(std::move(out));
-    const std::size_t words = parallel::bytes_as_doubles(&handle, sizeof handle).size();
     long long peers = 0, hosts = 0;
+    std::exception_ptr error;
     try {
       for (int q = 0; q < ranks_; ++q) {
         if (q == rank_) continue;
@@ -229,32 +218,7 @@ class CudaRows final : public DeviceRows {
                       strprintf("rows between ranks: rank %d sends %zu rows to rank %d, which "
                                 "expects %zu",
                                 rank_, plan.send[q].size(), q, static_cast<std::size_t>(v[1])));
-        const std::size_t length = static_cast<std::size_t>(v.at(2 + words));
-        std::string their_host(length, '\0');
-        if (length) std::memcpy(their_host.data(), v.data() + 3 + words, length);
-        const bool same_host = processes && their_host == host;
-        if (route == "peer" && !same_host)
-          throw Error(ErrorKind::kInput,
-                      strprintf("mpi.device_exchange = \"peer\", but ranks %d (%s) and %d (%s) "
-                                "are not processes of one host; use \"auto\"",
-                                rank_, host.c_str(), q, their_host.c_str()));
-        if (map && same_host) {
-          cudaIpcMemHandle_t theirs{};
-          std::memcpy(&theirs, v.data() + 2, sizeof theirs);
-          void* p = nullptr;
-          const cudaError_t status =
-              cudaIpcOpenMemHandle(&p, theirs, cudaIpcMemLazyEnablePeerAccess);
-          if (status == cudaSuccess) {
-            peer_[q] = static_cast<double*>(p);
-          } else {
-            if (route == "peer") TESSERA_CUDA_CHECK(status);
-            cudaGetLastError();  // this pair goes through the host instead
-            log_line(
-                "warning: rank %d cannot map rank %d's GPU memory (%s): the root density and "
-                "potential between them go through the host",
-                rank_, q, cudaGetErrorName(status));
-          }
-        }
+        from_peer_[q] = v.at(2) != 0;
         ++(peer_[q] ? peers : hosts);
       }
       if (hosts > 0)
@@ -263,12 +227,6 @@ class CudaRows final : public DeviceRows {
       error = std::current_exception();
     }
     comm_.agree(error);
-    // Each sender tells its receivers which route it takes (a pair may map one way only).
-    std::vector<std::vector<double>> routes(ranks_);
-    for (int q = 0; q < ranks_; ++q)
-      if (q != rank_) routes[q] = {peer_[q] ? 1.0 : 0.0};
-    const auto taken = comm_.exchange(std::move(routes));
-    for (int q = 0; q < ranks_; ++q) from_peer_[q] = q != rank_ && taken[q].at(0) != 0;
     peers = comm_.sum(peers);
     hosts = comm_.sum(hosts);
     routes_ = strprintf(

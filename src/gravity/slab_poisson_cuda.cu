@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "src/exec/cuda/cuda_util.cuh"
+#include "src/exec/cuda/peer_maps.cuh"
 #include "src/gravity/cufft_check.cuh"
 #include "src/gravity/device_slab.hpp"
 #include "tessera/core/log.hpp"
@@ -405,67 +406,16 @@ class CudaSlabSolve final : public DeviceSlabSolve {
   // route here too: the transposes' pieces are few and large, and a GPU-to-GPU copy between
   // processes of one host needs no library.
   void choose_routes(const std::string& route) {
-    const std::string host = parallel::host_name();
-    const bool processes = parallel::is_mpi_world(comm_);
-    const bool map = processes && route != "host" && route != "mpi";
-    cudaIpcMemHandle_t spec{}, planes{};
-    std::exception_ptr error;
-    try {
-      if (map) {
-        TESSERA_CUDA_CHECK(cudaIpcGetMemHandle(&spec, spec_.get()));
-        TESSERA_CUDA_CHECK(cudaIpcGetMemHandle(&planes, planes_.get()));
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-    comm_.agree(error);
-    std::vector<std::vector<double>> out(ranks_);
-    for (int q = 0; q < ranks_; ++q) {
-      if (q == rank_) continue;
-      out[q] = parallel::bytes_as_doubles(&spec, sizeof spec);
-      for (const double x : parallel::bytes_as_doubles(&planes, sizeof planes)) out[q].push_back(x);
-      out[q].push_back(double(host.size()));
-      for (const double x : parallel::bytes_as_doubles(host.data(), host.size()))
-        out[q].push_back(x);
-    }
-    const auto got = comm_.exchange(std::move(out));
-    const std::size_t words = parallel::bytes_as_doubles(&spec, sizeof spec).size();
+    const auto mapped = cuda::map_peer_buffers(comm_, {spec_.get(), planes_.get()}, route,
+                                               "the root FFT's transposes");
     long long peers = 0, hosts = 0;
+    std::exception_ptr error;
     try {
       for (int q = 0; q < ranks_; ++q) {
         if (q == rank_) continue;
-        const auto& v = got[q];
-        const std::size_t length = static_cast<std::size_t>(v.at(2 * words));
-        std::string their_host(length, '\0');
-        if (length) std::memcpy(their_host.data(), v.data() + 2 * words + 1, length);
-        const bool same_host = processes && their_host == host;
-        if (route == "peer" && !same_host)
-          throw Error(ErrorKind::kInput,
-                      strprintf("mpi.device_exchange = \"peer\", but ranks %d (%s) and %d (%s) "
-                                "are not processes of one host; use \"auto\"",
-                                rank_, host.c_str(), q, their_host.c_str()));
-        if (map && same_host) {
-          cudaIpcMemHandle_t their_spec{}, their_planes{};
-          std::memcpy(&their_spec, v.data(), sizeof their_spec);
-          std::memcpy(&their_planes, v.data() + words, sizeof their_planes);
-          void* a = nullptr;
-          void* b = nullptr;
-          cudaError_t status = cudaIpcOpenMemHandle(&a, their_spec, cudaIpcMemLazyEnablePeerAccess);
-          if (status == cudaSuccess) {
-            peer_spec_[q] = static_cast<Complex*>(a);
-            status = cudaIpcOpenMemHandle(&b, their_planes, cudaIpcMemLazyEnablePeerAccess);
-            if (status == cudaSuccess) peer_planes_[q] = static_cast<Complex*>(b);
-          }
-          if (status != cudaSuccess) {
-            if (route == "peer") TESSERA_CUDA_CHECK(status);
-            cudaGetLastError();  // this pair goes through the host instead
-            log_line(
-                "warning: rank %d cannot map rank %d's GPU memory (%s): the root FFT's "
-                "transposes between them go through the host",
-                rank_, q, cudaGetErrorName(status));
-          }
-          peer_[q] = peer_spec_[q] && peer_planes_[q];
-        }
+        peer_spec_[q] = static_cast<Complex*>(mapped[q][0]);
+        peer_planes_[q] = static_cast<Complex*>(mapped[q][1]);
+        peer_[q] = peer_spec_[q] && peer_planes_[q];
         if (!peer_[q] && (send_size_ > 0) && !h_send_.get())
           h_send_ = PinnedBuffer<Complex>(send_size_);
         ++(peer_[q] ? peers : hosts);
