@@ -142,14 +142,17 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
   if (params.boolean("output.enabled")) e.output_bytes = 0.5 * e.root_bytes;
   if (params.boolean("gravity.enabled")) {
     // The root solve (gravity/fft_poisson.hpp): the ghosted potential of the last two solves
-    // on every rank, and the FFT's planes, spectrum and multipliers (periodic), or those of
-    // the doubled grid (isolated): about 5.5 and 25 doubles per root cell, with the density,
-    // cut into slabs over the ranks (or whole on each rank: the GPU, mpi.root_fft =
-    // "gathered").
+    // (whole on one rank and with mpi.root_fft = "gathered"; with the slabs, the boxes
+    // around the rank's root families, (18/16)^3 of its share: gravity/root_boxes.hpp), and
+    // the FFT's planes, spectrum and multipliers (periodic), or those of the doubled grid
+    // (isolated): about 5.5 and 25 doubles per root cell, with the density, cut into slabs
+    // over the ranks (on the GPU, in its memory; gathered, whole on each rank).
     const double n = static_cast<double>(geo.root_cell_count());
     const bool periodic = params.string("gravity.boundary") == "periodic";
-    const bool slabs = !cuda && ranks > 1 && params.string("mpi.root_fft") == "slabs";
-    e.buffer_bytes += sizeof(double) * n * (2 + (periodic ? 5.5 : 25.0) / (slabs ? ranks : 1));
+    const bool cut = ranks > 1 && params.string("mpi.root_fft") == "slabs";
+    const bool slabs = !cuda && cut;
+    const double kept = cut ? 2 * 1.424 / ranks : 2.0;
+    e.buffer_bytes += sizeof(double) * n * (kept + (periodic ? 5.5 : 25.0) / (slabs ? ranks : 1));
   }
   const int max_level = static_cast<int>(params.integer("amr.max_level"));
   double cells = static_cast<double>(geo.root_cell_count());

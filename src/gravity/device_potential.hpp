@@ -12,6 +12,7 @@
 
 #include "kernels/physics_kinds.hpp"
 #include "src/gravity/potential_tables.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 
 namespace tessera::exec {
 class DeviceMesh;
@@ -19,12 +20,13 @@ class DeviceMesh;
 
 namespace tessera::gravity {
 
-// The root's ghosted potential of the last two solves on the GPU ([n2 + 2][n1 + 2][n0 + 2],
-// DeviceRootGravity's), for the boxes of level 1 next to an isolated domain's side.
+// The root's ghosted potential of the last two solves on the GPU (DeviceRootGravity's, laid
+// out as `boxes` says, its table on the GPU), for the boxes of level 1 next to an isolated
+// domain's side.
 struct DeviceRootPotential {
   const double* phi = nullptr;
   const double* phi_prev = nullptr;
-  int n0 = 0, n1 = 0;
+  RootBoxes boxes;
 };
 
 class DevicePotential {

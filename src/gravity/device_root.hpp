@@ -12,10 +12,12 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "kernels/physics_kinds.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 #include "tessera/mesh/mesh.hpp"
 
 namespace tessera::exec {
@@ -54,7 +56,8 @@ class DeviceRootGravity {
   // - plane_sums: the sums of the first `planes` planes of `plane` cells of slab_density,
   //   each in order (SlabPoisson::solve's), to the host;
   // - begin_potential: the last potential becomes the previous one, and the new one, every
-  //   cell NaN (what this rank is not sent stays so), is returned for the moves to fill;
+  //   value NaN (what this rank is not sent stays so), is returned for the moves to fill
+  //   (laid out in boxes, as layout() was last told);
   // - finish_potential: the new potential into the field `phi_field` of the root families
   //   the mesh holds (current time level).
   virtual const double* own_density(const mesh::Mesh& m, exec::DeviceMesh& dm,
@@ -70,7 +73,14 @@ class DeviceRootGravity {
   virtual double kick(const mesh::Mesh& m, exec::DeviceMesh& dm, double dt, double h,
                       kernels::Physics physics, const kernels::PhysicsParams& params,
                       const std::vector<int>* groups = nullptr) = 0;
-  // The ghosted potentials (last and previous solve, [n2 + 2][n1 + 2][n0 + 2]) between the
+  // The potentials' layout (SelfGravity::boxes, its table on the host): room for both, and
+  // with `from` (the earlier box of each new box, -1 for none) each box's values kept from
+  // the layout before; without, or where -1, NaN. set_potential and solve need the whole
+  // grid (no table).
+  virtual void layout(const RootBoxes& boxes, const std::vector<std::int64_t>* from) = 0;
+  // The layout on the GPU (its table there).
+  virtual RootBoxes boxes() const = 0;
+  // The ghosted potentials (last and previous solve, laid out as boxes() says) between the
   // host and the GPU.
   virtual void download(double* phi, double* phi_prev) = 0;
   virtual void upload(const double* phi, const double* phi_prev) = 0;

@@ -86,8 +86,7 @@ inline __device__ void parent_box(const Args& a, int g, Real* box) {
   }
   if (!a.root_exterior) return;
   const auto exterior = [&](int i, int j, int k) {
-    const std::size_t at =
-        (std::size_t(k + 1) * (a.root.n1 + 2) + (j + 1)) * (a.root.n0 + 2) + i + 1;
+    const std::size_t at = a.root.boxes.at(i, j, k);
     // SelfGravity::exterior's interpolation in time.
     return a.weight == 1.0 ? a.root.phi[at]
                            : (1 - a.weight) * a.root.phi_prev[at] + a.weight * a.root.phi[at];

@@ -15,7 +15,9 @@
 #include "src/gravity/device_root.hpp"
 #include "src/gravity/kick_launch.cuh"
 #include "tessera/core/error.hpp"
+#include "tessera/core/log.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 
 namespace tessera::gravity {
 
@@ -24,11 +26,6 @@ namespace {
 using cuda::DeviceBuffer;
 constexpr int kN = mesh::kPatchSize;
 constexpr int kCells = static_cast<int>(mesh::kPatchCells);
-
-// Index of root cell (i, j, k), ghost layer included (-1 .. n), in the ghosted potential.
-__device__ inline std::size_t ghosted(int i, int j, int k, int n0, int n1) {
-  return (std::size_t(k + 1) * (n1 + 2) + (j + 1)) * (n0 + 2) + (i + 1);
-}
 
 // One block per root patch, one thread per cell: rho[k][j][i] of the root grid from the
 // patch's density (and the correction's source), as SelfGravity::solve gathers it.
@@ -76,12 +73,23 @@ __global__ void grid_mean_of(const double* sums, int n2, double cells, double* m
 // The potential of each root cell into the patch's field phi.
 __global__ void scatter_potential(Real* pool, std::size_t patch_reals,
                                   const int* __restrict__ position, const int* __restrict__ corner,
-                                  int phi_field, const double* __restrict__ phi, int n0, int n1) {
+                                  int phi_field, const double* __restrict__ phi, RootBoxes boxes) {
   const int p = blockIdx.x, a = threadIdx.x;
   const int i = a % kN, j = (a / kN) % kN, k = a / (kN * kN);
   const int* c = corner + 3 * p;
   pool[std::size_t(position[p]) * patch_reals + std::size_t(phi_field) * kCells + a] =
-      Real(phi[ghosted(c[0] + i, c[1] + j, c[2] + k, n0, n1)]);
+      Real(phi[boxes.at(c[0] + i, c[1] + j, c[2] + k, c[0], c[1], c[2])]);
+}
+
+// A new layout's boxes (one block each) from the old one's (from[b], -1: none, left as it
+// is).
+__global__ void keep_boxes(const double* __restrict__ old_phi, double* __restrict__ phi,
+                           const long long* __restrict__ from) {
+  const std::size_t b = blockIdx.x;
+  if (from[b] < 0) return;
+  const double* in = old_phi + std::size_t(from[b]) * RootBoxes::kBoxCells;
+  double* out = phi + b * RootBoxes::kBoxCells;
+  for (std::size_t c = threadIdx.x; c < RootBoxes::kBoxCells; c += blockDim.x) out[c] = in[c];
 }
 
 // SelfGravity::kick on one cell per thread (kernels::gravity_acceleration from the ghosted
@@ -90,17 +98,17 @@ __global__ void scatter_potential(Real* pool, std::size_t patch_reals,
 // doubles order as their bit patterns).
 template <class Phys>
 __global__ void kick_kernel(Real* pool, std::size_t patch_reals, const int* __restrict__ position,
-                            const int* __restrict__ corner, const double* __restrict__ phi, int n0,
-                            int n1, double inv_2h, double h, Real dt, bool energy,
+                            const int* __restrict__ corner, const double* __restrict__ phi,
+                            RootBoxes boxes, double inv_2h, double h, Real dt, bool energy,
                             const typename Phys::Params params, unsigned long long* speed) {
   __shared__ double most[kCells];
   const int p = blockIdx.x, a = threadIdx.x;
   const int* c = corner + 3 * p;
   const int I = c[0] + a % kN, J = c[1] + (a / kN) % kN, K = c[2] + a / (kN * kN);
-  const double lo[3] = {phi[ghosted(I - 1, J, K, n0, n1)], phi[ghosted(I, J - 1, K, n0, n1)],
-                        phi[ghosted(I, J, K - 1, n0, n1)]};
-  const double hi[3] = {phi[ghosted(I + 1, J, K, n0, n1)], phi[ghosted(I, J + 1, K, n0, n1)],
-                        phi[ghosted(I, J, K + 1, n0, n1)]};
+  // (The patch's family's box holds the cells around it.)
+  const auto at = [&](int i, int j, int k) { return phi[boxes.at(i, j, k, c[0], c[1], c[2])]; };
+  const double lo[3] = {at(I - 1, J, K), at(I, J - 1, K), at(I, J, K - 1)};
+  const double hi[3] = {at(I + 1, J, K), at(I, J + 1, K), at(I, J, K + 1)};
   Real acc[3];
   kernels::gravity_acceleration(lo, hi, inv_2h, acc);
   Real* cell = pool + std::size_t(position[p]) * patch_reals + a;
@@ -145,9 +153,9 @@ struct RootPatchTable {
 
 class CudaRootGravity final : public DeviceRootGravity {
  public:
+  // (The potentials' room: layout().)
   explicit CudaRootGravity(std::array<int, 3> n) : n_(n) {
-    const std::size_t ghosted = std::size_t(n[0] + 2) * (n[1] + 2) * (n[2] + 2);
-    for (auto& p : phi_) p = DeviceBuffer<double>(ghosted);
+    boxes_ = RootBoxes{n[0], n[1], n[2]};
     speed_ = DeviceBuffer<unsigned long long>(1);
   }
   ~CudaRootGravity() override {
@@ -160,6 +168,7 @@ class CudaRootGravity final : public DeviceRootGravity {
   double solve(const mesh::Mesh& m, exec::DeviceMesh& dm, RootPoissonSolver& solver,
                double four_pi_g, bool periodic, int phi_field, int source_field) override {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    whole("the root solve on one GPU");
     if (rho_.size() == 0) {  // one rank's solve only: the root grid's density and its mean
       rho_ = DeviceBuffer<double>(std::size_t(n_[0]) * n_[1] * n_[2]);
       sums_ = DeviceBuffer<double>(std::size_t(n_[2]));
@@ -192,6 +201,7 @@ class CudaRootGravity final : public DeviceRootGravity {
   void set_potential(const mesh::Mesh& m, exec::DeviceMesh& dm, const double* phi,
                      int phi_field) override {
     auto& d = dynamic_cast<exec::gpu::CudaDeviceMesh&>(dm);
+    whole("the gathered root solve's potential");
     // The held root families, and the ghosted planes from that of the cell below the lowest
     // to that of the cell above the highest.
     int lo = 0, hi = 0;
@@ -250,6 +260,7 @@ class CudaRootGravity final : public DeviceRootGravity {
     return sums;
   }
   double* begin_potential() override {
+    if (!boxes_.slot) throw Error(ErrorKind::kInternal, "the slabs' potential without its boxes");
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // the kicks before read the last potential
     std::swap(phi_[0], phi_[1]);
     // All bytes 0xff: a NaN, so that a read of what this rank was not sent is seen.
@@ -276,8 +287,8 @@ class CudaRootGravity final : public DeviceRootGravity {
     const auto launch = [&](auto phys, const auto& prm, bool energy) {
       using P = decltype(phys);
       kick_kernel<P><<<kicked_.count, kCells>>>(pool, d.patch_reals(), kicked_.position.get(),
-                                                kicked_.corner.get(), phi_[0].get(), n_[0], n_[1],
-                                                inv_2h, h, Real(dt), energy, prm, speed_.get());
+                                                kicked_.corner.get(), phi_[0].get(), boxes_, inv_2h,
+                                                h, Real(dt), energy, prm, speed_.get());
     };
     gpu::launch_kick(physics, params, launch);
     return gpu::kick_speed(speed_.get());
@@ -298,10 +309,44 @@ class CudaRootGravity final : public DeviceRootGravity {
                                   cudaMemcpyHostToDevice));
   }
   const double* potential(int which) const override { return phi_[which].get(); }
+  void layout(const RootBoxes& b, const std::vector<std::int64_t>* from) override {
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());  // nothing still reads the old potentials
+    const std::size_t size = b.size();
+    DeviceBuffer<double> next[2] = {DeviceBuffer<double>(size), DeviceBuffer<double>(size)};
+    DeviceBuffer<int> slot;
+    if (b.slot) {
+      constexpr int f = RootBoxes::kFamilyCells;
+      slot = exec::gpu::CudaDeviceMesh::to_device(
+          std::vector<int>(b.slot, b.slot + std::size_t(n_[0] / f) * (n_[1] / f) * (n_[2] / f)));
+    }
+    const bool keep = from && b.slot && boxes_.slot && from->size() == b.boxes && b.boxes > 0 &&
+                      phi_[0].size() == boxes_.size();
+    DeviceBuffer<long long> from_device;
+    if (keep) {
+      from_device = DeviceBuffer<long long>(from->size());
+      TESSERA_CUDA_CHECK(cudaMemcpy(from_device.get(), from->data(),
+                                    from->size() * sizeof(long long), cudaMemcpyHostToDevice));
+    }
+    for (int w = 0; w < 2; ++w) {
+      // All bytes 0xff: a NaN, as in begin_potential.
+      TESSERA_CUDA_CHECK(cudaMemset(next[w].get(), 0xff, size * sizeof(double)));
+      if (!keep) continue;
+      keep_boxes<<<static_cast<unsigned>(b.boxes), 256>>>(phi_[w].get(), next[w].get(),
+                                                          from_device.get());
+      TESSERA_CUDA_CHECK(cudaGetLastError());
+    }
+    TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
+    for (int w = 0; w < 2; ++w) phi_[w] = std::move(next[w]);
+    slot_ = std::move(slot);
+    boxes_ = b;
+    boxes_.slot = slot_.get();
+  }
+  RootBoxes boxes() const override { return boxes_; }
   double bytes() const override {
     double ints = 0;
     for (const RootPatchTable* t : {&all_, &held_, &kicked_, &own_})
       ints += double(t->position.size() + t->corner.size());
+    ints += double(slot_.size());
     return double(rho_.size() + 2 * phi_[0].size() + sums_.size() + own_rho_.size() +
                   slab_rho_.size() + slab_phi_.size()) *
                sizeof(double) +
@@ -324,6 +369,13 @@ class CudaRootGravity final : public DeviceRootGravity {
       }
     if (hi < lo) lo = hi = 0;
     return held;
+  }
+
+  // The potentials are laid out whole (the one-rank and the gathered solves write the
+  // ghosted grid); `what` names the caller.
+  void whole(const char* what) const {
+    if (boxes_.slot || phi_[0].size() != boxes_.size())
+      throw Error(ErrorKind::kInternal, strprintf("%s without the whole ghosted grid", what));
   }
 
   // `b` holds at least `count` doubles (made again, larger, when it does not).
@@ -352,7 +404,7 @@ class CudaRootGravity final : public DeviceRootGravity {
     if (t.count > 0) {
       scatter_potential<<<t.count, kCells>>>(d.pool(m.current_slot(0)), d.patch_reals(),
                                              t.position.get(), t.corner.get(), phi_field,
-                                             phi_[0].get(), n_[0], n_[1]);
+                                             phi_[0].get(), boxes_);
       TESSERA_CUDA_CHECK(cudaGetLastError());
     }
     TESSERA_CUDA_CHECK(cudaDeviceSynchronize());
@@ -364,6 +416,8 @@ class CudaRootGravity final : public DeviceRootGravity {
   // planes and ghosted potential planes.
   DeviceBuffer<double> own_rho_, slab_rho_, slab_phi_;
   DeviceBuffer<double> phi_[2];  // ghosted: the last solve's, the one before
+  RootBoxes boxes_;              // their layout (its table: slot_)
+  DeviceBuffer<int> slot_;
   DeviceBuffer<unsigned long long> speed_;
   // The root patches: all of them (one rank's solve), those the mesh holds (a potential
   // from the ranks' solve), those of the last kick.

@@ -2,7 +2,9 @@
 // (docs/architecture.md, "Self-gravity without refinement on ranks"): to the z-slabs of the
 // distributed FFT, or gathered whole on every rank.
 #include <algorithm>
+#include <limits>
 
+#include "device_root.hpp"
 #include "device_rows.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
@@ -160,21 +162,71 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
 
 namespace tessera::gravity {
 
+namespace {
+
+// The first cell of root family g (its patches' lowest corner).
+std::array<int, 3> family_corner(const mesh::Mesh& m, int g) {
+  std::array<int, 3> c = m.patch(g).corner;
+  for (int p = 1; p < mesh::kFamilySize; ++p)
+    for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
+  return c;
+}
+
+}  // namespace
+
 std::vector<std::vector<double>> SelfGravity::potential_boxes(const mesh::Mesh& m) const {
   const int g0 = n_[0] + 2, g1 = n_[1] + 2;
   const std::size_t plane = std::size_t(g1) * g0;
   // The root families each rank holds (its own and its buffer copies, whose potential
-  // field solve() writes too), as the lowest ghosted index of their box.
+  // field solve() writes too), in the order of its boxes (follow_held), as the lowest
+  // ghosted index of their box.
   std::vector<double> held;
   for (const int g : m.groups(0)) {
     if (!m.holds(g)) continue;
-    std::array<int, 3> c = m.patch(g).corner;
-    for (int p = 1; p < mesh::kFamilySize; ++p)
-      for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
+    const std::array<int, 3> c = family_corner(m, g);
     // Ghosted index = cell index + 1: the box's cells -1 .. 2 kN of the family start at c.
     held.push_back(double(c[2]) * plane + double(c[1]) * g0 + c[0]);
   }
   return comm_->allgather(std::move(held));
+}
+
+void SelfGravity::follow_held(const mesh::Mesh& m) {
+  constexpr int f = RootBoxes::kFamilyCells;
+  constexpr std::size_t cells = RootBoxes::kBoxCells;
+  const int f0 = n_[0] / f, f1 = n_[1] / f, f2 = n_[2] / f;
+  std::vector<int> slot(std::size_t(f0) * f1 * f2, -1);
+  std::size_t count = 0;
+  for (const int g : m.groups(0)) {
+    if (!m.holds(g)) continue;
+    const std::array<int, 3> c = family_corner(m, g);
+    if (c[0] % f || c[1] % f || c[2] % f || c[0] >= n_[0] || c[1] >= n_[1] || c[2] >= n_[2])
+      throw Error(ErrorKind::kInternal,
+                  strprintf("root potential of self-gravity: a root family at (%d, %d, %d)", c[0],
+                            c[1], c[2]));
+    slot[(std::size_t(c[2] / f) * f1 + c[1] / f) * f0 + c[0] / f] = int(count++);
+  }
+  if (slot == box_slot_ && count == box_count_ && phi_.size() == count * cells + 1) return;
+  // The box of each family that had one before.
+  std::vector<std::int64_t> from(count, -1);
+  if (box_slot_.size() == slot.size())
+    for (std::size_t a = 0; a < slot.size(); ++a)
+      if (slot[a] >= 0 && box_slot_[a] >= 0) from[std::size_t(slot[a])] = box_slot_[a];
+  const auto remap = [&](std::vector<double>& v, bool keep) {
+    std::vector<double> out(count * cells + 1, std::numeric_limits<double>::quiet_NaN());
+    if (keep && v.size() == box_count_ * cells + 1)
+#pragma omp parallel for schedule(static)
+      for (std::size_t b = 0; b < count; ++b)
+        if (from[b] >= 0)
+          std::copy_n(v.data() + std::size_t(from[b]) * cells, cells, out.data() + b * cells);
+    v.swap(out);
+  };
+  // Each copy keeps its values where it is current (a stale one is overwritten before it
+  // is read), and takes the new layout's size either way.
+  remap(phi_, host_current_);
+  remap(phi_prev_, host_current_);
+  box_slot_ = std::move(slot);
+  box_count_ = count;
+  if (device_) device_->layout(boxes(), device_current_ ? &from : nullptr);
 }
 
 void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solver) {
@@ -205,8 +257,9 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
     }
     return at;
   };
-  // f(index into phi_, index into the message) for each of those cells, in parallel over
-  // the planes (the calls of one plane, duplicates included, run on one thread).
+  // f(ghosted index, index into the reader's boxes, index into the message) for each of
+  // those cells, in parallel over the planes (the calls of one plane, duplicates included,
+  // run on one thread).
   auto each_needed = [&](int reader, int lo, int count, const std::vector<std::size_t>& at,
                          auto&& f) {
     const auto& boxes = holders[reader];
@@ -218,9 +271,11 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
         if (t < t0 || t >= t0 + kBox) continue;
         const std::size_t row0 = at[b] + std::size_t(t - std::max(t0, lo)) * kBox * kBox;
         const std::size_t base = std::size_t(t) * plane + corner % plane;
+        const std::size_t box0 = b * RootBoxes::kBoxCells + std::size_t(t - t0) * kBox * kBox;
         for (int bb = 0; bb < kBox; ++bb)
           for (int aa = 0; aa < kBox; ++aa)
-            f(base + std::size_t(bb) * g0 + aa, row0 + std::size_t(bb) * kBox + aa);
+            f(base + std::size_t(bb) * g0 + aa, box0 + std::size_t(bb) * kBox + aa,
+              row0 + std::size_t(bb) * kBox + aa);
       }
   };
   const int first = solver.first_ghosted(), count = solver.ghosted_planes();
@@ -230,12 +285,14 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
     for (int q = 0; q < comm_->size(); ++q) {
       const auto at = offsets(q, first, count);
       if (q == rank) {
-        each_needed(q, first, count, at, [&](std::size_t a, std::size_t) { phi_[a] = mine[a]; });
+        each_needed(q, first, count, at,
+                    [&](std::size_t a, std::size_t b, std::size_t) { phi_[b] = mine[a]; });
         continue;
       }
       send[q].resize(at.back());
       double* to = send[q].data();
-      each_needed(q, first, count, at, [&](std::size_t a, std::size_t i) { to[i] = mine[a]; });
+      each_needed(q, first, count, at,
+                  [&](std::size_t a, std::size_t, std::size_t i) { to[i] = mine[a]; });
     }
   });
   const auto got = comm_->exchange(std::move(send));
@@ -251,7 +308,7 @@ void SelfGravity::scatter_potential(const mesh::Mesh& m, const SlabPoisson& solv
                               q, got[q].size(), at.back()));
       const double* from = got[q].data();
       each_needed(rank, pieces.first(q), pieces.size(q), at,
-                  [&](std::size_t a, std::size_t i) { phi_[a] = from[i]; });
+                  [&](std::size_t, std::size_t b, std::size_t i) { phi_[b] = from[i]; });
     }
   });
 }
@@ -291,18 +348,19 @@ RowPlan SelfGravity::density_rows(const mesh::Mesh& m, const SlabPoisson& solver
 
 RowPlan SelfGravity::potential_rows(const mesh::Mesh& m, const SlabPoisson& solver) const {
   // scatter_potential's moves as rows of a box (kPotentialBox cells along x): from this
-  // rank's ghosted planes into the readers' whole ghosted grids, at the same index.
+  // rank's ghosted planes into the readers' boxes (RootBoxes: box after box, in the order of
+  // the families they hold).
   const int g0 = n_[0] + 2, g1 = n_[1] + 2, g2 = n_[2] + 2, rank = comm_->rank();
   const int ranks = comm_->size();
   const std::int64_t plane = std::int64_t(g1) * g0;
   constexpr int kBox = kPotentialBox;
   const auto holders = potential_boxes(m);
   const EvenPieces pieces{g2, ranks};
-  // f(ghosted index of a row's first cell) for the rows of `reader`'s boxes in planes
-  // [lo, lo + count), box after box, plane after plane.
+  // f(ghosted index of a row's first cell, its index in the reader's boxes) for the rows of
+  // `reader`'s boxes in planes [lo, lo + count), box after box, plane after plane.
   auto rows = [&](int reader, int lo, int count, auto&& f) {
-    for (const double box : holders[reader]) {
-      const std::int64_t corner = static_cast<std::int64_t>(box);
+    for (std::size_t box = 0; box < holders[reader].size(); ++box) {
+      const std::int64_t corner = static_cast<std::int64_t>(holders[reader][box]);
       const int t0 = int(corner / plane);
       if (corner % g0 + kBox > g0 || (corner % plane) / g0 + kBox > g1 || t0 + kBox > g2)
         throw Error(ErrorKind::kInternal,
@@ -310,7 +368,9 @@ RowPlan SelfGravity::potential_rows(const mesh::Mesh& m, const SlabPoisson& solv
                               "grid",
                               reader));
       for (int t = std::max(t0, lo); t < std::min(t0 + kBox, lo + count); ++t)
-        for (int b = 0; b < kBox; ++b) f(t * plane + corner % plane + std::int64_t(b) * g0);
+        for (int b = 0; b < kBox; ++b)
+          f(t * plane + corner % plane + std::int64_t(b) * g0,
+            std::int64_t(box * RootBoxes::kBoxCells) + (std::int64_t(t - t0) * kBox + b) * kBox);
     }
   };
   const int first = solver.first_ghosted(), count = solver.ghosted_planes();
@@ -319,13 +379,14 @@ RowPlan SelfGravity::potential_rows(const mesh::Mesh& m, const SlabPoisson& solv
   RowPlan plan;
   plan.width = kBox;
   plan.source_size = std::int64_t(count) * plane;
-  plan.destination_size = std::int64_t(g2) * plane;
+  plan.destination_size = std::int64_t(holders[rank].size() * RootBoxes::kBoxCells);
   plan.send.resize(ranks);
   plan.receive.resize(ranks);
   for (int q = 0; q < ranks; ++q) {
-    rows(q, first, count, [&](std::int64_t a) { plan.send[q].push_back(a - first * plane); });
+    rows(q, first, count,
+         [&](std::int64_t a, std::int64_t) { plan.send[q].push_back(a - first * plane); });
     rows(rank, pieces.first(q), pieces.size(q),
-         [&](std::int64_t a) { plan.receive[q].push_back(a); });
+         [&](std::int64_t, std::int64_t b) { plan.receive[q].push_back(b); });
   }
   return plan;
 }

@@ -60,6 +60,7 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
   double *planes = nullptr, *ghosted = nullptr, *phi = nullptr;
   const std::size_t plane = std::size_t(n_[0]) * n_[1];
   parallel::agreed(*comm_, [&] {
+    follow_held(m);         // the boxes of the families held now (potential_rows' readers')
     make_device_current();  // the previous potential there, before begin_potential's swap
     std::vector<int> own;
     for (const int g : m.groups(0))

@@ -71,8 +71,7 @@ SelfGravity::SelfGravity(const Params& p, const physics::Model& model, const mes
   sor_.omega = Real(p.real("gravity.sor_omega"));
   sor_.tolerance = Real(p.real("gravity.sor_tolerance"));
   sor_.max_iterations = static_cast<int>(p.integer("gravity.sor_max_iterations"));
-  phi_.assign(std::size_t(n_[0] + 2) * (n_[1] + 2) * (n_[2] + 2), 0.0);
-  phi_prev_ = phi_;
+  // (The potential's room: make_solver, which knows whether the slabs cut it.)
 }
 
 SelfGravity::~SelfGravity() = default;
@@ -115,15 +114,17 @@ void SelfGravity::make_solver() {
     slabs_wanted_ = false;
   if (slabs()) {
     slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_, gpu_, route_);
-    // A rank receives only the potential it reads (scatter_potential); the rest stays NaN,
-    // so that a read beyond it cannot go unnoticed.
-    std::fill(phi_.begin(), phi_.end(), std::numeric_limits<double>::quiet_NaN());
-    phi_prev_ = phi_;
+    // A rank keeps only the potential it reads, the boxes around the root families it holds
+    // (follow_held); what it reads outside them is NaN, so that such a read cannot go
+    // unnoticed.
+    boxed_ = true;
     if (gpu_ && comm_->rank() == 0)
       log_line("root FFT on the GPUs in z-slabs over %d ranks: %s", comm_->size(),
                slab_solver_->routes().c_str());
   } else {
     solver_ = gpu_ ? make_cufft_poisson(n_, h_, periodic_) : make_fftw_poisson(n_, h_, periodic_);
+    phi_.assign(boxes().size(), 0.0);
+    phi_prev_ = phi_;
   }
 }
 
@@ -169,6 +170,7 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
   }
   make_host_current();
   device_current_ = false;
+  if (slab_solver_) follow_held(m);
   phi_prev_.swap(phi_);
   if (slab_solver_) {
     scatter_root(m, *slab_solver_, rho_, resident ? &own : nullptr);
@@ -220,12 +222,14 @@ void SelfGravity::solve(mesh::Mesh& m, exec::DeviceMesh* resident) {
     m.set_host_stale(m.current_slot(0), true);  // the root's phi was written on the device
     return;
   }
+  const RootBoxes at = boxes();
   for_root_patches(m, [&](int p, const std::array<int, 3>& c) {
     Real* phi = m.current(p) + std::size_t(phi_field_) * mesh::kPatchCells;
     for (int k = 0; k < kN; ++k)
       for (int j = 0; j < kN; ++j)
         for (int i = 0; i < kN; ++i)
-          phi[(k * kN + j) * kN + i] = Real(phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)]);
+          phi[(k * kN + j) * kN + i] =
+              Real(phi_[at.at(c[0] + i, c[1] + j, c[2] + k, c[0], c[1], c[2])]);
   });
 }
 
@@ -251,6 +255,7 @@ double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
   const double inv_2h = 0.5 / h_;
   const bool energy = model_.has_energy();
   const auto& groups = only ? *only : m.groups(0);
+  const RootBoxes at = boxes();
   double speed = 0;
 #pragma omp parallel for schedule(static) reduction(max : speed)
   for (std::size_t g = 0; g < groups.size(); ++g)
@@ -262,10 +267,12 @@ double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
         for (int j = 0; j < kN; ++j)
           for (int i = 0; i < kN; ++i) {
             const int I = c[0] + i, J = c[1] + j, K = c[2] + k;
-            const double lo[3] = {phi_[ghosted(I - 1, J, K)], phi_[ghosted(I, J - 1, K)],
-                                  phi_[ghosted(I, J, K - 1)]};
-            const double hi[3] = {phi_[ghosted(I + 1, J, K)], phi_[ghosted(I, J + 1, K)],
-                                  phi_[ghosted(I, J, K + 1)]};
+            // (The patch's family's box holds the cell around it.)
+            const auto phi = [&](int a, int b, int e) {
+              return phi_[at.at(a, b, e, c[0], c[1], c[2])];
+            };
+            const double lo[3] = {phi(I - 1, J, K), phi(I, J - 1, K), phi(I, J, K - 1)};
+            const double hi[3] = {phi(I + 1, J, K), phi(I, J + 1, K), phi(I, J, K + 1)};
             Real acc[3];
             kernels::gravity_acceleration(lo, hi, inv_2h, acc);
             Real* cell = u + (k * kN + j) * kN + i;
@@ -379,17 +386,19 @@ double SelfGravity::acceleration_speed(const mesh::Mesh& m, int level,
 double SelfGravity::root_acceleration_speed(const mesh::Mesh& m) const {
   // Over this rank's root patches (the caller takes the maximum over the ranks).
   const double inv_2h = 0.5 / h_;
+  const RootBoxes at = boxes();
   double g2 = 0;
   std::mutex lock;
   for_root_patches(m, [&](int, const std::array<int, 3>& c) {
     double local = 0;
+    const auto phi = [&](int a, int b, int e) { return phi_[at.at(a, b, e, c[0], c[1], c[2])]; };
     for (int k = c[2]; k < c[2] + kN; ++k)
       for (int j = c[1]; j < c[1] + kN; ++j)
         for (int i = c[0]; i < c[0] + kN; ++i) {
           double s = 0;
-          const double d[3] = {phi_[ghosted(i - 1, j, k)] - phi_[ghosted(i + 1, j, k)],
-                               phi_[ghosted(i, j - 1, k)] - phi_[ghosted(i, j + 1, k)],
-                               phi_[ghosted(i, j, k - 1)] - phi_[ghosted(i, j, k + 1)]};
+          const double d[3] = {phi(i - 1, j, k) - phi(i + 1, j, k),
+                               phi(i, j - 1, k) - phi(i, j + 1, k),
+                               phi(i, j, k - 1) - phi(i, j, k + 1)};
           for (const double x : d) s += x * inv_2h * x * inv_2h;
           local = std::max(local, s);
         }
@@ -413,6 +422,7 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
     if (m.patch(order[i]).level == 0 && (!comm_ || partition_->owns(rank, order[i])))
       keys.push_back(static_cast<std::int64_t>(i));
   std::vector<double> sums(keys.size(), 0.0);
+  const RootBoxes at = boxes();
 #pragma omp parallel for schedule(static)
   for (std::size_t n = 0; n < keys.size(); ++n) {
     const int p = order[keys[n]];
@@ -423,7 +433,7 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
       for (int j = 0; j < kN; ++j)
         for (int i = 0; i < kN; ++i)
           s += (double(rho[(k * kN + j) * kN + i]) - mean_) *
-               phi_[ghosted(c[0] + i, c[1] + j, c[2] + k)];
+               phi_[at.at(c[0] + i, c[1] + j, c[2] + k, c[0], c[1], c[2])];
     sums[n] = s;
   }
   const double w = (comm_ ? *comm_ : parallel::serial_comm()).ordered_sum(keys, sums, 1)[0];

@@ -31,15 +31,20 @@ void SelfGravity::make_host_current() const {
 }
 
 void SelfGravity::make_device_current() const {
-  if (!device_) device_ = make_device_root_gravity(n_);
+  if (!device_) {
+    device_ = make_device_root_gravity(n_);
+    device_->layout(boxes(), nullptr);
+  }
   if (device_current_) return;
+  if (phi_.size() != boxes().size() || phi_prev_.size() != phi_.size())
+    throw Error(ErrorKind::kInternal, "the root potential on the GPU before the first root solve");
   device_->upload(phi_.data(), phi_prev_.data());
   device_current_ = true;
 }
 
 DeviceRootPotential SelfGravity::device_root() const {
   make_device_current();
-  return {device_->potential(0), device_->potential(1), n_[0], n_[1]};
+  return {device_->potential(0), device_->potential(1), device_->boxes()};
 }
 
 DevicePotential& SelfGravity::device_level(const mesh::Mesh& m, exec::DeviceMesh& dm,

@@ -115,7 +115,7 @@ struct DeviceRoot {
         cudaMemcpy(phi, now.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess ||
         cudaMemcpy(prev, before.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess)
       throw Error(ErrorKind::kInternal, "the root's potential on the device");
-    view = {phi, prev, n[0], n[1]};
+    view = {phi, prev, gravity::RootBoxes{n[0], n[1], n[2]}};  // the whole ghosted grid
   }
   ~DeviceRoot() {
     cudaFree(phi);

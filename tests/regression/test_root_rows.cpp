@@ -4,9 +4,9 @@
 // ranks, for meshes without and with refinement, periodic and isolated: the density rows
 // fill each rank's slab planes with the root density of one rank's mesh, bit for bit, and
 // the potential rows fill exactly the boxes around the root families each rank holds (its
-// own and its buffer copies) with the sending slab's values of those cells, every other
-// cell staying NaN. The GPU path itself is checked by the GPU tests (GpuResident.*Self
-// Gravity*, mpi_test.sh with the CUDA backend).
+// own and its buffer copies; RootBoxes' layout, what the rank keeps of a solve) with the
+// sending slab's values of those cells. The GPU path itself is checked by the GPU tests
+// (GpuResident.*Self Gravity*, mpi_test.sh with the CUDA backend).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +17,7 @@
 #include "run_problem.hpp"
 #include "src/gravity/device_rows.hpp"
 #include "tessera/gravity/fft_poisson.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 #include "tessera/gravity/self_gravity.hpp"
 #include "tessera/parallel/virtual_ranks.hpp"
 
@@ -45,6 +46,7 @@ struct RankResult {
   long long density_wrong = 0, density_cells = 0;
   long long potential_wrong = 0, potential_cells = 0;
   long long buffer_families = 0;  // root families held but not owned
+  long long kept = 0;             // the root potential's values the rank keeps per solve
 };
 
 void expect_rows_move_the_root(const std::string& file, const std::vector<std::string>& ov,
@@ -65,7 +67,7 @@ void expect_rows_move_the_root(const std::string& file, const std::vector<std::s
         rho[(std::size_t(o[2] + a / (kN * kN)) * n[1] + o[1] + (a / kN) % kN) * n[0] + o[0] +
             a % kN] = density(one, g + c, a, source);
     }
-  const int g0 = n[0] + 2, g1 = n[1] + 2, g2 = n[2] + 2;
+  const int g0 = n[0] + 2, g1 = n[1] + 2;
   const std::size_t gplane = std::size_t(g1) * g0;
   for (const int ranks : {2, 3, 4}) {
     parallel::VirtualRanks vr(ranks);
@@ -95,9 +97,12 @@ void expect_rows_move_the_root(const std::string& file, const std::vector<std::s
       std::vector<double> slab(std::size_t(solver.ghosted_planes()) * gplane);
       for (std::size_t i = 0; i < slab.size(); ++i)
         slab[i] = double(std::size_t(solver.first_ghosted()) * gplane + i);
-      std::vector<double> phi(gplane * g2, kNaN);
-      gravity::move_rows(grav.potential_rows(m, solver), comm, slab.data(), phi.data());
-      std::vector<char> boxed(phi.size(), 0);
+      // The reader's boxes (RootBoxes): box after box, in the order of the families it holds.
+      constexpr int kBox = gravity::RootBoxes::kBox;
+      const auto plan = grav.potential_rows(m, solver);
+      std::vector<double> phi(std::size_t(plan.destination_size), kNaN);
+      gravity::move_rows(plan, comm, slab.data(), phi.data());
+      std::size_t box = 0;
       for (const int g : m.groups(0)) {
         if (!m.holds(g)) continue;
         r.buffer_families += !sim.partition().owns(comm.rank(), g);
@@ -105,15 +110,22 @@ void expect_rows_move_the_root(const std::string& file, const std::vector<std::s
         for (int p = 1; p < mesh::kFamilySize; ++p)
           for (int d = 0; d < 3; ++d) c[d] = std::min(c[d], m.patch(g + p).corner[d]);
         // Cells c - 1 .. c + 2 kN: ghosted indices c .. c + 2 kN + 1.
-        for (int k = 0; k < 2 * kN + 2; ++k)
-          for (int j = 0; j < 2 * kN + 2; ++j)
-            for (int i = 0; i < 2 * kN + 2; ++i)
-              boxed[(std::size_t(c[2] + k) * g1 + c[1] + j) * g0 + c[0] + i] = 1;
+        for (int k = 0; k < kBox; ++k)
+          for (int j = 0; j < kBox; ++j)
+            for (int i = 0; i < kBox; ++i) {
+              const double want = double((std::size_t(c[2] + k) * g1 + c[1] + j) * g0 + c[0] + i);
+              const double got_value = phi.at(box * gravity::RootBoxes::kBoxCells +
+                                              (std::size_t(k) * kBox + j) * kBox + i);
+              r.potential_wrong += std::memcmp(&got_value, &want, sizeof want) != 0;
+              ++r.potential_cells;
+            }
+        ++box;
       }
-      for (std::size_t i = 0; i < phi.size(); ++i) {
-        r.potential_cells += boxed[i];
-        r.potential_wrong += boxed[i] ? phi[i] != double(i) : !std::isnan(phi[i]);
-      }
+      // Nothing but the boxes: the plan's room is theirs.
+      r.potential_wrong += static_cast<long long>(phi.size()) -
+                           static_cast<long long>(box * gravity::RootBoxes::kBoxCells);
+      // And the boxes are what the rank keeps of a solve.
+      r.kept = static_cast<long long>(grav.potential_values());
     });
     long long buffers = 0;
     for (int q = 0; q < ranks; ++q) {
@@ -121,6 +133,8 @@ void expect_rows_move_the_root(const std::string& file, const std::vector<std::s
       EXPECT_EQ(got[q].density_wrong, 0) << "of " << got[q].density_cells << " density cells";
       EXPECT_EQ(got[q].potential_wrong, 0) << "of " << got[q].potential_cells << " boxed cells";
       EXPECT_GT(got[q].potential_cells, 0);
+      // The rank keeps its boxes (and the NaN after them), not the whole grid.
+      EXPECT_EQ(got[q].kept, got[q].potential_cells + 1);
       buffers += got[q].buffer_families;
     }
     EXPECT_GT(buffers, 0) << ranks << " ranks: no rank holds another's root family";

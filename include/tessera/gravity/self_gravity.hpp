@@ -12,6 +12,7 @@
 
 #include "kernels/poisson_sor.hpp"
 #include "tessera/core/params.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/mesh/mesh.hpp"
 #include "tessera/parallel/comm.hpp"
@@ -270,9 +271,18 @@ class SelfGravity {
   // the domain there is no coarse cell to interpolate from). Reads the host's copy: the
   // caller has made it current (make_host_current) when the root solved on the GPU.
   double exterior(int i, int j, int k, double weight) const {
-    const std::size_t a = ghosted(i, j, k);
+    const std::size_t a = boxes().at(i, j, k);
     return weight == 1.0 ? phi_[a] : (1 - weight) * phi_prev_[a] + weight * phi_[a];
   }
+  // Where this rank keeps the root potential (root_boxes.hpp): the whole ghosted grid on one
+  // rank and with the gathered solve; with the slabs, the boxes around the root families it
+  // holds (as of the last solve), the host's table.
+  RootBoxes boxes() const {
+    return {n_[0], n_[1], n_[2], boxed_ ? box_slot_.data() : nullptr, box_count_};
+  }
+  // The root potential's values this rank keeps per solve (RootBoxes::size; two solves are
+  // kept), on the host and, in a resident run, on the GPU.
+  std::size_t potential_values() const { return phi_.size(); }
   // The mean density the last periodic solve subtracted (0 for isolated boundaries).
   double mean_density() const { return mean_; }
   bool periodic() const { return periodic_; }
@@ -334,10 +344,13 @@ class SelfGravity {
   // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
   // patches with their values, each rank having filled those of its own.
   void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
-  // (i, j, k) of the root grid, ghost layer included (-1 .. n): index into phi_.
-  std::size_t ghosted(int i, int j, int k) const {
-    return (std::size_t(k + 1) * (n_[1] + 2) + (j + 1)) * (n_[0] + 2) + (i + 1);
-  }
+  // With the slabs: the boxes follow the root families this rank holds (after a regrid),
+  // each family's values of the last two solves kept where it held them before, NaN where
+  // it did not (a solve follows every regrid before they are read).
+  void follow_held(const mesh::Mesh& mesh);
+  bool boxed_ = false;
+  std::vector<int> box_slot_;  // RootBoxes::slot
+  std::size_t box_count_ = 0;
 
   const physics::Model& model_;
   int phi_field_;
@@ -361,7 +374,7 @@ class SelfGravity {
   // Several ranks, a resident root: this rank's root density (and source) read from the GPU
   // for a solve (own_root_patches' order), kept for the next.
   std::vector<Real> own_density_;
-  // The root potential with one ghost layer, [n2+2][n1+2][n0+2], and that of the solve
+  // The root potential with one ghost layer as boxes() lays it out, and that of the solve
   // before: on the host, and for a resident root level on the GPU (device_). Where they are
   // current: the host's copy is brought up from the GPU's when read, and the GPU's from the
   // host's before a device kick.
