@@ -95,6 +95,14 @@ void Simulation::choose_residency(parallel::Comm& comm) {
           need / 1e9, dev->first / 1e9, shared_text(gpu_sharers_).c_str());
     } else {
       resident_mode_ = true;
+      // How the root solve's density and potential travel on several ranks
+      // (SelfGravity::solve).
+      const char* root_moves =
+          params_.string("mpi.root_fft") == "slabs"
+              ? "the root solve's density and potential move between the GPUs and the slabs "
+                "of the ranks' cuFFT, GPU to GPU"
+              : "the root solve's density and potential cross the bus to and from the ranks' "
+                "gathered FFT";
       log_line(
           "device-resident: the patch data (%.2f GB%s) stay on the GPU between steps; the "
           "host copy is updated for outputs, checkpoints and the totals of the log line%s%s",
@@ -111,14 +119,15 @@ void Simulation::choose_residency(parallel::Comm& comm) {
                       "it; a problem's own criterion, the Jeans length and the field criteria "
                       "flag on the host, with the levels copied back)"
           : self_gravity && ranks > 1
-              ? "; self-gravity's kicks and potential too (the root solve's density and "
-                "potential cross the bus to and from the ranks' FFT)"
+              ? strprintf("; self-gravity's kicks and potential too (%s)", root_moves).c_str()
           : self_gravity ? "; self-gravity's root density, cuFFT solve, potential and kicks "
                            "too"
                          : "",
           refined && self_gravity && ranks > 1
-              ? "; self-gravity's solves, kicks and potential correction on every level too (the "
-                "root solve's density and potential cross the bus to and from the ranks' FFT)"
+              ? strprintf("; self-gravity's solves, kicks and potential correction on every "
+                          "level too (%s)",
+                          root_moves)
+                    .c_str()
           : refined && self_gravity ? "; self-gravity's solves, kicks and potential correction on "
                                       "every level too"
                                     : "");
