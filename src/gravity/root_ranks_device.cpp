@@ -31,7 +31,8 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
   // were, which a regrid or a new device copy does on every rank (and so do the partition
   // and the families a rank holds, which the plans follow).
   const bool stale = moves_version_ != resident.tables_version();
-  if (comm_->max(stale ? 1.0 : 0.0) > 0) {
+  const bool replan = comm_->max(stale ? 1.0 : 0.0) > 0;
+  if (replan) {
     // Every rank closes its mappings of the others' buffers before any frees its own.
     if (density_moves_) {
       density_moves_->disconnect();
@@ -60,7 +61,14 @@ void SelfGravity::solve_on_gpus(mesh::Mesh& m, exec::DeviceMesh& resident) {
   double *planes = nullptr, *ghosted = nullptr, *phi = nullptr;
   const std::size_t plane = std::size_t(n_[0]) * n_[1];
   parallel::agreed(*comm_, [&] {
-    follow_held(m);         // the boxes of the families held now (potential_rows' readers')
+    follow_held(m);  // the boxes of the families held now (potential_rows' readers')
+    // The potential's rows land in the boxes as they were laid out when planned: the
+    // families held may change only where the moves are planned again.
+    if (replan || moves_slots_.empty())
+      moves_slots_ = box_slot_;
+    else if (moves_slots_ != box_slot_)
+      throw Error(ErrorKind::kInternal,
+                  "root potential of self-gravity: the boxes changed without the moves");
     make_device_current();  // the previous potential there, before begin_potential's swap
     std::vector<int> own;
     for (const int g : m.groups(0))

@@ -116,8 +116,13 @@ void SelfGravity::make_solver() {
     slab_solver_ = std::make_unique<SlabPoisson>(n_, h_, periodic_, *comm_, gpu_, route_);
     // A rank keeps only the potential it reads, the boxes around the root families it holds
     // (follow_held); what it reads outside them is NaN, so that such a read cannot go
-    // unnoticed.
+    // unnoticed. Until the first solve it holds no box: every read is that NaN.
     boxed_ = true;
+    constexpr int f = RootBoxes::kFamilyCells;
+    box_slot_.assign(std::size_t(n_[0] / f) * (n_[1] / f) * (n_[2] / f), -1);
+    box_count_ = 0;
+    phi_.assign(1, std::numeric_limits<double>::quiet_NaN());
+    phi_prev_ = phi_;
     if (gpu_ && comm_->rank() == 0)
       log_line("root FFT on the GPUs in z-slabs over %d ranks: %s", comm_->size(),
                slab_solver_->routes().c_str());

@@ -52,6 +52,11 @@ TEST(RootBoxes, EachFamilysBoxHoldsItsCellsAndOneAround) {
           }
         }
     EXPECT_EQ(seen.size(), RootBoxes::kBoxCells) << "box " << s << ": cells share a place";
+    // The box is [z][y][x] from the cell below the family's first: the rows of x, then y.
+    constexpr int n = RootBoxes::kBox;
+    EXPECT_EQ(b.at(c[0] - 1, c[1] - 1, c[2] - 1, c[0], c[1], c[2]), s * RootBoxes::kBoxCells);
+    EXPECT_EQ(b.at(c[0] + 4, c[1] + 5, c[2] + 6, c[0], c[1], c[2]),
+              s * RootBoxes::kBoxCells + (std::size_t(7) * n + 6) * n + 5);
   }
   // Inside the domain a cell is read from its own family's box; a cell of the layer
   // outside from the nearest family inside: (-1, 20, 5) from (0, 1, 0)'s, (48, -1, 16)

@@ -311,8 +311,9 @@ class SelfGravity {
   // rows of kN cells from this rank's own root patches' densities ([own_root_patches'
   // index][cells]) into the receivers' density planes (the solver's [planes()][n1][n0]);
   // the potential's: rows of 2 kN + 2 cells from this rank's ghosted planes
-  // ([ghosted_planes()][n1 + 2][n0 + 2]) into the readers' whole ghosted grids, the boxes
-  // around the root families they hold. Collectives (the boxes are gathered).
+  // ([ghosted_planes()][n1 + 2][n0 + 2]) into the readers' boxes around the root families
+  // they hold (boxes(): in the order of those families). Collectives (the boxes are
+  // gathered).
   RowPlan density_rows(const mesh::Mesh& mesh, const SlabPoisson& solver) const;
   RowPlan potential_rows(const mesh::Mesh& mesh, const SlabPoisson& solver) const;
 
@@ -341,6 +342,8 @@ class SelfGravity {
   void solve_on_gpus(mesh::Mesh& mesh, exec::DeviceMesh& resident);
   std::unique_ptr<DeviceRows> density_moves_, potential_moves_;
   long long moves_version_ = -1;
+  // The boxes' table the potential's moves were planned for (empty: not yet seen).
+  std::vector<int> moves_slots_;
   // Several ranks: fills the cells of `field` ([n2][n1][n0]) that lie in other ranks' root
   // patches with their values, each rank having filled those of its own.
   void gather_root(const mesh::Mesh& mesh, std::vector<double>& field) const;
