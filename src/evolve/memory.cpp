@@ -14,6 +14,7 @@
 #include "tessera/core/error.hpp"
 #include "tessera/core/log.hpp"
 #include "tessera/exec/executor.hpp"
+#include "tessera/gravity/root_boxes.hpp"
 #include "tessera/mesh/geometry.hpp"
 #include "tessera/physics/model.hpp"
 
@@ -151,7 +152,11 @@ MemoryEstimate estimate_memory(const Params& params, bool cuda, int fields, int 
     const bool periodic = params.string("gravity.boundary") == "periodic";
     const bool cut = ranks > 1 && params.string("mpi.root_fft") == "slabs";
     const bool slabs = !cuda && cut;
-    const double kept = cut ? 2 * 1.424 / ranks : 2.0;
+    constexpr double family_cells = double(gravity::RootBoxes::kFamilyCells) *
+                                    gravity::RootBoxes::kFamilyCells *
+                                    gravity::RootBoxes::kFamilyCells;
+    const double kept =
+        cut ? 2 * double(gravity::RootBoxes::kBoxCells) / family_cells / ranks : 2.0;
     e.buffer_bytes += sizeof(double) * n * (kept + (periodic ? 5.5 : 25.0) / (slabs ? ranks : 1));
   }
   const int max_level = static_cast<int>(params.integer("amr.max_level"));
