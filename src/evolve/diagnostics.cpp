@@ -27,7 +27,7 @@ Real cell_value(const mesh::Mesh& m, int p, std::array<int, 3> g, int v) {
     }
     const int q = table.neighbour(p, off[0], off[1], off[2]);
     if (q >= 0) {
-      const auto& corner = m.patch(q).corner;
+      const auto corner = m.patch(q).corner;
       int local[3];
       for (int d = 0; d < 3; ++d) {
         // Periodic images: the patch found may sit at the wrapped position.

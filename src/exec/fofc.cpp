@@ -42,7 +42,7 @@ std::map<int, std::vector<int>> flags_by_group(const mesh::Mesh& m, int level,
   };
   std::unordered_map<std::int64_t, int> at;
   for (std::size_t t = 0; t < groups.size(); ++t) {
-    const auto& c = m.patch(groups[t]).corner;
+    const auto c = m.patch(groups[t]).corner;
     const std::int64_t g[3] = {c[0] / kernels::kGroupSize, c[1] / kernels::kGroupSize,
                                c[2] / kernels::kGroupSize};
     at[key(g)] = static_cast<int>(t);
@@ -70,7 +70,7 @@ std::map<int, std::vector<int>> flags_by_group(const mesh::Mesh& m, int level,
           const std::int64_t g[3] = {cand[0][a], cand[1][b], cand[2][e]};
           const auto it = at.find(key(g));
           if (it == at.end()) continue;
-          const auto& corner = m.patch(groups[it->second]).corner;
+          const auto corner = m.patch(groups[it->second]).corner;
           // Every image of x in the box: a periodic axis of one group (16 cells) holds a
           // cell and its periodic copy in the same box.
           int at[3][3], nat[3];

@@ -61,7 +61,7 @@ void collect_flagged(const mesh::Mesh& m, const GroupSolver& solver, int first_p
                      const Real* out, const kernels::GroupResult& result, PassStats& stats) {
   std::vector<int> cells;
   solver.flagged_cells(out, cells);
-  const auto& corner = m.patch(first_patch).corner;
+  const auto corner = m.patch(first_patch).corner;
   constexpr int n = kernels::kGroupSize;
   for (const int c : cells)
     stats.flagged_cells.push_back(

@@ -45,7 +45,7 @@ bool group_tables(const mesh::Mesh& m, int first_patch, int* blocks, int& code, 
 // to the parent (kernels/coarse_fine_gather.hpp). Proper nesting gives the parent all of its
 // same-level neighbours inside the domain.
 void coarse_row(const mesh::Mesh& m, int first_patch, int* patches, int* clamp) {
-  const auto& parent = m.patch(m.patch(first_patch).parent);
+  const auto parent = m.patch(m.patch(first_patch).parent);
   const int pid = m.patch(first_patch).parent;
   for (int b = 0; b < kernels::kCoarseBlocks; ++b) {
     const int q = m.neighbours().neighbour(pid, b % 3 - 1, (b / 3) % 3 - 1, b / 9 - 1);
@@ -200,7 +200,7 @@ ProblemGhosts build_problem_ghosts(const mesh::Mesh& m, const GatherTables& t, i
   for (std::size_t i = 0; i < sides.size(); ++i)
     errors.run(static_cast<std::int64_t>(i), [&] {
       const auto [g, d, s] = sides[i];
-      const auto& corner = m.patch(t.first_patch[g]).corner;
+      const auto corner = m.patch(t.first_patch[g]).corner;
       // Box cell by box cell in kernels::problem_entry's order, each asked as
       // mesh/boundary.cpp asks it (the same position, periodic images inside the domain).
       for (int layer = 0; layer < ghost; ++layer)

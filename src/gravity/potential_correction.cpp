@@ -182,7 +182,7 @@ CorrectionTerms fine_terms(const mesh::Mesh& m, int level, int phi_field, int so
       // the finer level's solve has them.
       thread_local mesh::CoarseBox cb;
       bool gathered = false;
-      const auto& pc = m.patch(p).corner;
+      const auto pc = m.patch(p).corner;
       for (int ax = 0; ax < 3; ++ax)
         for (const bool low : {true, false}) {
           if (!needs_gradient(m, p, ax, low)) continue;

@@ -29,7 +29,7 @@ PotentialTables build_potential_tables(const mesh::Mesh& m, int level,
   for (const int first : t.first_patch) {
     const mesh::NeighbourTable::Row row = m.neighbours().row(first);
     t.blocks.insert(t.blocks.end(), row.begin(), row.end());
-    const auto& parent = m.patch(m.patch(first).parent);
+    const auto parent = m.patch(m.patch(first).parent);
     kernels::PotentialBoxPlace place{};
     for (int d = 0; d < 3; ++d) {
       place.corner[d] = parent.corner[d];

@@ -78,7 +78,7 @@ void SelfGravity::scatter_root(const mesh::Mesh& m, const SlabPoisson& solver,
 #pragma omp parallel for schedule(static)
     for (std::size_t r = 0; r < runs.size(); ++r) {
       double scratch[mesh::kPatchCells];
-      const auto& o = m.patch(runs[r].patch).corner;
+      const auto o = m.patch(runs[r].patch).corner;
       const double* from = values(runs[r], scratch);
       for (int k = runs[r].k0; k < runs[r].k1; ++k)
         for (int j = 0; j < kN; ++j, from += kN)
@@ -133,7 +133,7 @@ void SelfGravity::gather_root(const mesh::Mesh& m, std::vector<double>& field) c
     for (const int g : m.groups(0)) {
       if (!partition_->owns(owner, g)) continue;
       for (int c = 0; c < mesh::kFamilySize; ++c) {
-        const auto& o = m.patch(g + c).corner;
+        const auto o = m.patch(g + c).corner;
         for (int k = 0; k < kN; ++k)
           for (int j = 0; j < kN; ++j)
             for (int i = 0; i < kN; ++i)
@@ -337,7 +337,7 @@ RowPlan SelfGravity::density_rows(const mesh::Mesh& m, const SlabPoisson& solver
                                      std::int64_t(mesh::kPatchCells) +
                                  (k * kN + j) * kN);
     for (const PatchRun& r : patch_runs(m, *partition_, q, first, planes, total)) {
-      const auto& o = m.patch(r.patch).corner;
+      const auto o = m.patch(r.patch).corner;
       for (int k = r.k0; k < r.k1; ++k)
         for (int j = 0; j < kN; ++j)
           plan.receive[q].push_back((std::int64_t(o[2] + k - first) * n1 + o[1] + j) * n0 + o[0]);

@@ -266,7 +266,7 @@ double SelfGravity::kick(mesh::Mesh& m, double dt, const std::vector<int>* only,
   for (std::size_t g = 0; g < groups.size(); ++g)
     for (int f = 0; f < mesh::kFamilySize; ++f) {
       const int p = groups[g] + f;
-      const auto& c = m.patch(p).corner;
+      const auto c = m.patch(p).corner;
       Real* u = m.current(p);
       for (int k = 0; k < kN; ++k)
         for (int j = 0; j < kN; ++j)
@@ -431,7 +431,7 @@ double SelfGravity::potential_energy(const mesh::Mesh& m) const {
 #pragma omp parallel for schedule(static)
   for (std::size_t n = 0; n < keys.size(); ++n) {
     const int p = order[keys[n]];
-    const auto& c = m.patch(p).corner;
+    const auto c = m.patch(p).corner;
     const Real* rho = m.current(p);
     double s = 0;
     for (int k = 0; k < kN; ++k)

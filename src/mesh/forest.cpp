@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -67,11 +68,23 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
   std::sort(group_coords.begin(), group_coords.end(), [](const auto& a, const auto& b) {
     return morton_key(a[0], a[1], a[2]) < morton_key(b[0], b[1], b[2]);
   });
-  groups_.resize(1);
-  for (const auto& gc : group_coords) {
-    groups_[0].push_back(num_patches());
-    place_family(num_patches(), 0, {2 * gc[0], 2 * gc[1], 2 * gc[2]}, kNoPatch);
+  // The root level: its families' order and where each family is, nothing per patch but
+  // the first child.
+  root_families_ = ng;
+  root_coords_ = std::move(group_coords);
+  root_index_.assign(root_coords_.size(), 0);
+  for (std::size_t f = 0; f < root_coords_.size(); ++f) {
+    const PatchCoord& gc = root_coords_[f];
+    root_index_[std::size_t(gc[0]) + std::size_t(ng[0]) * (gc[1] + std::size_t(ng[1]) * gc[2])] =
+        static_cast<int>(f);
   }
+  if (root_coords_.size() * kFamilySize > std::size_t(std::numeric_limits<int>::max()) / 2)
+    throw Error(ErrorKind::kInput, "the root grid has too many patches for 32-bit patch indices");
+  root_patches_ = static_cast<int>(root_coords_.size()) * kFamilySize;
+  root_child_.assign(std::size_t(root_patches_), kNoPatch);
+  groups_.resize(1);
+  groups_[0].reserve(root_coords_.size());
+  for (int g = 0; g < root_patches_; g += kFamilySize) groups_[0].push_back(g);
   // Families of a level in the Morton order of their coordinates: the order of their
   // parents, so the root's Morton order carries through every level.
   for (std::size_t l = 0; l < refined.size(); ++l) {
@@ -97,8 +110,8 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
                    find_patch(level - 1, pc));
     }
   }
-  for (int p = 0; p < num_patches(); p += kFamilySize) link_family(p);
-  flags_.resize(patches_.size() / kFamilySize);
+  for (int p = root_patches_; p < num_patches(); p += kFamilySize) link_family(p);
+  flags_.resize(std::size_t(num_patches()) / kFamilySize);
   for (int p = 0; p < num_patches(); p += kFamilySize) flags_[p / kFamilySize] = compute_flags(p);
   touched_.clear();
 }
@@ -108,9 +121,9 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
     patches_.resize(patches_.size() + kFamilySize);
     links_.resize(links_.size() + 27, kNoPatch);
   }
-  if (parent != kNoPatch) patches_[parent].first_child = first_patch;
+  if (parent != kNoPatch) set_first_child(parent, first_patch);
   for (int c = 0; c < kFamilySize; ++c) {
-    PatchMeta& m = patches_[first_patch + c];
+    PatchMeta& m = meta(first_patch + c);
     m = PatchMeta{};
     m.level = level;
     m.parent = parent;
@@ -118,7 +131,7 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
                            first[2] + ((c >> 2) & 1)};
     for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
   }
-  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  int* links = links_of(first_patch);
   std::fill_n(links, 27, kNoPatch);
   links[13] = first_patch;
   lookup_[key(level, {first[0] / 2, first[1] / 2, first[2] / 2})] = first_patch;
@@ -127,9 +140,9 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
 // Links the family to its same-level neighbour families, both ways. Neighbours that do
 // not exist yet link back when they are placed.
 void Forest::link_family(int first_patch) {
-  const PatchCoord base = patches_[first_patch].coord();  // even: the family's first patch
-  const int level = patches_[first_patch].level;
-  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  const PatchCoord base = meta(first_patch).coord();  // even: the family's first patch
+  const int level = meta(first_patch).level;
+  int* links = links_of(first_patch);
   touch(first_patch);
   for (int n = 0; n < 27; ++n) {
     if (n == 13) continue;
@@ -137,7 +150,7 @@ void Forest::link_family(int first_patch) {
                                      base[2] + 2 * (n / 9 - 1)});
     links[n] = q;
     if (q == kNoPatch) continue;
-    links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = first_patch;
+    links_of(q)[opposite(n)] = first_patch;
     touch(q);
   }
 }
@@ -146,23 +159,23 @@ void Forest::link_family(int first_patch) {
 // loses it, and its slots are marked free (level -1).
 void Forest::unlink_family(int first_patch) {
   for (int c = 0; c < kFamilySize; ++c) {
-    const PatchMeta& m = patches_[first_patch + c];
+    const PatchMeta& m = meta(first_patch + c);
     if (!m.is_leaf())
       throw Error(ErrorKind::kInternal,
                   "regrid removes " + coord_text(m.level, m.coord()) + " but keeps its children");
   }
-  int* links = links_.data() + std::size_t(first_patch / kFamilySize) * 27;
+  int* links = links_of(first_patch);
   for (int n = 0; n < 27; ++n) {
     const int q = links[n];
     if (q == kNoPatch || q == first_patch) continue;
-    links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = kNoPatch;
+    links_of(q)[opposite(n)] = kNoPatch;
     touch(q);
   }
-  const PatchCoord base = patches_[first_patch].coord();
-  lookup_.erase(key(patches_[first_patch].level, {base[0] / 2, base[1] / 2, base[2] / 2}));
-  const int parent = patches_[first_patch].parent;
-  if (parent != kNoPatch) patches_[parent].first_child = kNoPatch;
-  for (int c = 0; c < kFamilySize; ++c) patches_[first_patch + c] = PatchMeta{-1};
+  const PatchCoord base = meta(first_patch).coord();
+  lookup_.erase(key(meta(first_patch).level, {base[0] / 2, base[1] / 2, base[2] / 2}));
+  const int parent = meta(first_patch).parent;
+  if (parent != kNoPatch) set_first_child(parent, kNoPatch);
+  for (int c = 0; c < kFamilySize; ++c) meta(first_patch + c) = PatchMeta{-1};
   std::fill_n(links, 27, kNoPatch);
 }
 
@@ -170,38 +183,37 @@ void Forest::unlink_family(int first_patch) {
 // that points to it (the store moves the data: Forest::apply_changes). Not its entry in
 // its level's list of groups: apply_changes, its only caller, fixes that.
 void Forest::move_family(int from, int to) {
-  for (int c = 0; c < kFamilySize; ++c) patches_[to + c] = patches_[from + c];
-  int* links = links_.data() + std::size_t(to / kFamilySize) * 27;
-  std::copy_n(links_.data() + std::size_t(from / kFamilySize) * 27, 27, links);
+  for (int c = 0; c < kFamilySize; ++c) meta(to + c) = meta(from + c);
+  int* links = links_of(to);
+  std::copy_n(links_of(from), 27, links);
   touch(to);
   for (int n = 0; n < 27; ++n) {
     const int q = links[n];
     if (q == from) {  // the family itself (n = 13, or a periodic image of one family)
       links[n] = to;
     } else if (q != kNoPatch) {
-      links_[std::size_t(q / kFamilySize) * 27 + opposite(n)] = to;
+      links_of(q)[opposite(n)] = to;
       touch(q);
     }
   }
-  const PatchCoord base = patches_[to].coord();
-  lookup_[key(patches_[to].level, {base[0] / 2, base[1] / 2, base[2] / 2})] = to;
+  const PatchCoord base = meta(to).coord();
+  lookup_[key(meta(to).level, {base[0] / 2, base[1] / 2, base[2] / 2})] = to;
   for (int c = 0; c < kFamilySize; ++c) {
-    const PatchMeta& m = patches_[to + c];
+    const PatchMeta m = meta(to + c);
     if (!m.is_leaf())
-      for (int cc = 0; cc < kFamilySize; ++cc) patches_[m.first_child + cc].parent = to + c;
+      for (int cc = 0; cc < kFamilySize; ++cc) meta(m.first_child + cc).parent = to + c;
   }
-  if (patches_[to].parent != kNoPatch) patches_[patches_[to].parent].first_child = to;
-  for (int c = 0; c < kFamilySize; ++c) patches_[from + c] = PatchMeta{-1};
-  std::fill_n(links_.data() + std::size_t(from / kFamilySize) * 27, 27, kNoPatch);
+  if (meta(to).parent != kNoPatch) set_first_child(meta(to).parent, to);
+  for (int c = 0; c < kFamilySize; ++c) meta(from + c) = PatchMeta{-1};
+  std::fill_n(links_of(from), 27, kNoPatch);
 }
 
 std::size_t Forest::group_position(int level, int first, std::size_t count) const {
   const auto& groups = groups_[level];
-  const std::uint64_t k = family_key(patches_[first]);
+  const std::uint64_t k = family_key(patch(first));
   const auto end = groups.begin() + static_cast<std::ptrdiff_t>(std::min(count, groups.size()));
-  const auto it = std::lower_bound(groups.begin(), end, k, [&](int g, std::uint64_t key) {
-    return family_key(patches_[g]) < key;
-  });
+  const auto it = std::lower_bound(
+      groups.begin(), end, k, [&](int g, std::uint64_t key) { return family_key(patch(g)) < key; });
   return static_cast<std::size_t>(it - groups.begin());
 }
 
@@ -215,14 +227,14 @@ void Forest::merge_groups(int level, std::size_t kept) {
   std::vector<std::pair<std::uint64_t, int>> added;
   added.reserve(groups.size() - kept);
   for (std::size_t i = kept; i < groups.size(); ++i)
-    added.push_back({family_key(patches_[groups[i]]), groups[i]});
+    added.push_back({family_key(patch(groups[i])), groups[i]});
   std::sort(added.begin(), added.end());
   std::size_t rest = kept, out = groups.size();
   for (std::size_t j = added.size(); j-- > 0;) {
     const auto first = groups.begin();
     const auto pos =
         std::upper_bound(first, first + static_cast<std::ptrdiff_t>(rest), added[j].first,
-                         [&](std::uint64_t key, int g) { return key < family_key(patches_[g]); });
+                         [&](std::uint64_t key, int g) { return key < family_key(patch(g)); });
     const auto moved = static_cast<std::size_t>(first + static_cast<std::ptrdiff_t>(rest) - pos);
     std::move_backward(pos, first + static_cast<std::ptrdiff_t>(rest),
                        first + static_cast<std::ptrdiff_t>(out));
@@ -240,11 +252,11 @@ HierarchyChange Forest::change_to(const Hierarchy& refined) const {
   change.added.resize(refined.size());
   // The listed parents that are refined now, marked: their families stay. Any other listed
   // parent is new (a leaf now, or a patch that a coarser new family brings).
-  std::vector<char> wanted(patches_.size(), 0);
+  std::vector<char> wanted(std::size_t(num_patches()), 0);
   for (std::size_t l = 0; l < refined.size(); ++l)
     for (const PatchCoord& pc : refined[l]) {
       const int p = lookup(int(l), pc);
-      if (p != kNoPatch && !patches_[p].is_leaf())
+      if (p != kNoPatch && !patch(p).is_leaf())
         wanted[p] = 1;
       else
         change.added[l].push_back(pc);
@@ -252,8 +264,8 @@ HierarchyChange Forest::change_to(const Hierarchy& refined) const {
   change.removed.resize(std::max(0, num_levels() - 1));
   for (int level = num_levels() - 1; level >= 1; --level)
     for (const int g : groups_[level]) {
-      const int parent = patches_[g].parent;
-      if (!wanted[parent]) change.removed[level - 1].push_back(patches_[parent].coord());
+      const int parent = patch(g).parent;
+      if (!wanted[parent]) change.removed[level - 1].push_back(patch(parent).coord());
     }
   return change;
 }
@@ -274,7 +286,7 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
                 "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
   ForestChange fc;
   MeshChange& change = fc.mesh;
-  fc.patches_before = patches_.size();
+  fc.patches_before = std::size_t(num_patches());
   std::vector<int> free_slots;
   // The families kept at each level stay in their (canonical) order at its front.
   std::vector<std::size_t> kept_groups(groups_.size(), 0);
@@ -284,10 +296,10 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
     if (level - 1 >= static_cast<int>(hc.removed.size()) || hc.removed[level - 1].empty()) continue;
     for (const PatchCoord& pc : hc.removed[level - 1]) {
       const int p = lookup(level - 1, pc);
-      if (p == kNoPatch || patches_[p].is_leaf())
+      if (p == kNoPatch || patch(p).is_leaf())
         throw Error(ErrorKind::kInternal,
                     "removing the children of " + coord_text(level - 1, pc) + ", which has none");
-      const int g = patches_[p].first_child;
+      const int g = patch(p).first_child;
       fc.removed.push_back(g);
       unlink_family(g);
       free_slots.push_back(g);
@@ -295,7 +307,7 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
     }
     auto& groups = groups_[level];
     groups.erase(
-        std::remove_if(groups.begin(), groups.end(), [&](int g) { return patches_[g].level < 0; }),
+        std::remove_if(groups.begin(), groups.end(), [&](int g) { return patch(g).level < 0; }),
         groups.end());
     kept_groups[level] = groups.size();
   }
@@ -312,7 +324,7 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
       if (parent == kNoPatch)
         throw Error(ErrorKind::kInternal,
                     "refining " + coord_text(level - 1, pc) + ", which does not exist");
-      if (!patches_[parent].is_leaf()) continue;  // its family exists (listed twice)
+      if (!patch(parent).is_leaf()) continue;  // its family exists (listed twice)
       if (level >= num_levels()) groups_.resize(level + 1);
       int slot = num_patches();
       if (!free_slots.empty()) slot = free_slots.back(), free_slots.pop_back();
@@ -324,16 +336,16 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
     }
   }
   kept_groups.resize(groups_.size(), 0);
-  fc.patches_grown = std::max(fc.patches_before, patches_.size());
+  fc.patches_grown = std::max(fc.patches_before, std::size_t(num_patches()));
   // Holes left by a shrinking forest take its last families. New families took
   // the lowest holes, so the families moved here are never new ones: each is found among
   // its level's kept families (in canonical order) by its key.
   std::sort(free_slots.begin(), free_slots.end());
   for (const int hole : free_slots) {
     int last = num_patches() - kFamilySize;
-    while (last > hole && patches_[last].level < 0) last -= kFamilySize;
+    while (last > hole && patch(last).level < 0) last -= kFamilySize;
     if (last > hole) {
-      const int level = patches_[last].level;
+      const int level = patch(last).level;
       const std::size_t i = group_position(level, last, kept_groups[level]);
       if (i >= kept_groups[level] || groups_[level][i] != last)
         throw Error(ErrorKind::kInternal, "a moved family is missing from its level's list");
@@ -345,16 +357,16 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
     while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
   }
   links_.resize(patches_.size() / kFamilySize * 27);
-  fc.patches_after = patches_.size();
+  fc.patches_after = std::size_t(num_patches());
   for (int level = 1; level < num_levels(); ++level) merge_groups(level, kept_groups[level]);
   change.added.resize(groups_.size());
   // Only the flags of families whose links or positions changed (the regrid's cost follows
   // the changes, not the mesh).
   std::sort(touched_.begin(), touched_.end());
   touched_.erase(std::unique(touched_.begin(), touched_.end()), touched_.end());
-  flags_.resize(patches_.size() / kFamilySize, 0);
+  flags_.resize(std::size_t(num_patches()) / kFamilySize, 0);
   for (const int first : touched_)
-    if (first < num_patches() && patches_[first].level >= 0)
+    if (first < num_patches() && patch(first).level >= 0)
       flags_[first / kFamilySize] = compute_flags(first);
   touched_.clear();
   return fc;
@@ -377,12 +389,12 @@ bool Forest::has_hierarchy(const Hierarchy& refined) const {
 }
 
 std::uint64_t Forest::curve_key(int p) const {
-  return family_key(patches_[p - p % kFamilySize]);
+  return family_key(patch(p - p % kFamilySize));
 }
 
 std::vector<int> Forest::canonical_order() const {
   std::vector<int> order;
-  order.reserve(patches_.size());
+  order.reserve(std::size_t(num_patches()));
   for (const auto& groups : groups_)
     for (const int g : groups)
       for (int c = 0; c < kFamilySize; ++c) order.push_back(g + c);
@@ -406,18 +418,23 @@ std::vector<int> Forest::canonicalize() {
   std::vector<int> where(order.size());
   for (std::size_t i = 0; i < order.size(); ++i) where[order[i]] = static_cast<int>(i);
   auto renumber = [&](int q) { return q == kNoPatch ? kNoPatch : where[q]; };
+  // The root comes first in canonical order and stays where it is (order[p] = p there):
+  // only its first children are renumbered.
+  const auto root = std::size_t(root_patches_);
+  for (std::size_t p = 0; p < root; ++p) root_child_[p] = renumber(root_child_[p]);
   std::vector<PatchMeta> metas(patches_.size());
   std::vector<int> links(links_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    PatchMeta m = patches_[order[i]];
+  for (std::size_t i = root; i < order.size(); ++i) {
+    PatchMeta m = patches_[std::size_t(order[i]) - root];
     m.parent = renumber(m.parent);
     m.first_child = renumber(m.first_child);
-    metas[i] = m;
+    metas[i - root] = m;
     if (i % kFamilySize != 0) continue;
     const PatchCoord pc = m.coord();
     lookup_[key(m.level, {pc[0] / 2, pc[1] / 2, pc[2] / 2})] = static_cast<int>(i);
     for (int n = 0; n < 27; ++n)
-      links[i / kFamilySize * 27 + std::size_t(n)] = renumber(family_neighbour(order[i], n));
+      links[(i - root) / kFamilySize * 27 + std::size_t(n)] =
+          renumber(family_neighbour(order[i], n));
   }
   patches_ = std::move(metas);
   links_ = std::move(links);
@@ -455,9 +472,46 @@ bool Forest::wrap(int level, PatchCoord& pc) const {
 
 int Forest::lookup(int level, PatchCoord pc) const {
   if (level < 0 || level >= num_levels() || pc[0] < 0 || pc[1] < 0 || pc[2] < 0) return kNoPatch;
+  const int child = (pc[0] & 1) + 2 * (pc[1] & 1) + 4 * (pc[2] & 1);
+  if (level == 0) {
+    const PatchCoord f = {pc[0] / 2, pc[1] / 2, pc[2] / 2};
+    for (int d = 0; d < 3; ++d)
+      if (f[d] >= root_families_[d]) return kNoPatch;
+    return root_index_[std::size_t(f[0]) + std::size_t(root_families_[0]) *
+                                               (f[1] + std::size_t(root_families_[1]) * f[2])] *
+               kFamilySize +
+           child;
+  }
   const auto it = lookup_.find(key(level, {pc[0] / 2, pc[1] / 2, pc[2] / 2}));
   if (it == lookup_.end()) return kNoPatch;
-  return it->second + (pc[0] & 1) + 2 * (pc[1] & 1) + 4 * (pc[2] & 1);
+  return it->second + child;
+}
+
+int Forest::root_neighbour(int family, int n) const {
+  PatchCoord f = root_coords_[std::size_t(family)];
+  const int offset[3] = {n % 3 - 1, (n / 3) % 3 - 1, n / 9 - 1};
+  for (int d = 0; d < 3; ++d) {
+    f[d] += offset[d];
+    if (f[d] >= 0 && f[d] < root_families_[d]) continue;
+    if (!geometry_.periodic(d)) return kNoPatch;
+    f[d] = (f[d] + root_families_[d]) % root_families_[d];
+  }
+  return root_index_[std::size_t(f[0]) + std::size_t(root_families_[0]) *
+                                             (f[1] + std::size_t(root_families_[1]) * f[2])] *
+         kFamilySize;
+}
+
+Forest::FamilyLinks Forest::family_links(int first_patch) const {
+  FamilyLinks links;
+  if (first_patch < root_patches_) {
+    for (int n = 0; n < 27; ++n)
+      links[std::size_t(n)] = root_neighbour(first_patch / kFamilySize, n);
+  } else {
+    const int* stored =
+        links_.data() + std::size_t((first_patch - root_patches_) / kFamilySize) * 27;
+    std::copy_n(stored, 27, links.begin());
+  }
+  return links;
 }
 
 int Forest::find_patch(int level, PatchCoord pc) const {
@@ -487,7 +541,7 @@ int Forest::neighbour_patch(int p, int n) const {
 Hierarchy Forest::hierarchy() const {
   Hierarchy h(std::max(0, num_levels() - 1));
   for (int level = 1; level < num_levels(); ++level)
-    for (int g : groups_[level]) h[level - 1].push_back(patches_[patches_[g].parent].coord());
+    for (int g : groups_[level]) h[level - 1].push_back(patch(patch(g).parent).coord());
   return h;
 }
 
@@ -501,12 +555,12 @@ long long Forest::num_leaf_cells(int level) const {
   long long n = 0;
   for (int g : groups_[level])
     for (int c = 0; c < kFamilySize; ++c)
-      if (patches_[g + c].is_leaf()) n += kPatchCells;
+      if (patch(g + c).is_leaf()) n += kPatchCells;
   return n;
 }
 
 std::array<double, 3> Forest::cell_center(int p, int i, int j, int k) const {
-  const auto& m = patches_[p];
+  const PatchMeta m = patch(p);
   const double h = dx(m.level);
   const int idx[3] = {i, j, k};
   std::array<double, 3> x{};
@@ -515,7 +569,7 @@ std::array<double, 3> Forest::cell_center(int p, int i, int j, int k) const {
 }
 
 std::uint8_t Forest::compute_flags(int first_patch) const {
-  const PatchMeta& base = patches_[first_patch];
+  const PatchMeta base = patch(first_patch);
   const auto cells = level_cells(base.level);
   int sides = 0;
   for (int d = 0; d < 3; ++d) {
@@ -525,7 +579,7 @@ std::uint8_t Forest::compute_flags(int first_patch) const {
   }
   // A block reads the coarser level where a family position around this one lies in the
   // domain and holds no family of the level.
-  const int* links = family_links(first_patch);
+  const FamilyLinks links = family_links(first_patch);
   bool coarse = false;
   for (int n = 0; n < 27 && !coarse; ++n) {
     if (links[n] != kNoPatch) continue;

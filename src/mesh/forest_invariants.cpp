@@ -29,8 +29,17 @@ void Forest::check_invariants() const {
   if (lookup_.size() * kFamilySize != patches_.size() ||
       links_.size() * kFamilySize != patches_.size() * 27)
     invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
-                     " families and the links " + std::to_string(links_.size() / 27) +
+                     " refined families and the links " + std::to_string(links_.size() / 27) +
                      ", the forest " + std::to_string(patches_.size() / kFamilySize));
+  if (root_child_.size() != std::size_t(root_patches_) ||
+      root_coords_.size() * kFamilySize != std::size_t(root_patches_) ||
+      root_index_.size() != root_coords_.size() || num_levels() < 1 ||
+      groups_[0].size() * kFamilySize != std::size_t(root_patches_))
+    invariant_failed("the root level's tables do not match its " +
+                     std::to_string(root_patches_ / kFamilySize) + " families");
+  for (std::size_t g = 0; g < groups_[0].size(); ++g)
+    if (groups_[0][g] != static_cast<int>(g) * kFamilySize)
+      invariant_failed("the root's families are not the forest's first patches, in order");
   for (int level = 0; level < num_levels(); ++level) {
     if (groups_[level].empty()) invariant_failed("level " + std::to_string(level) + " is empty");
     for (std::size_t i = 1; i < groups_[level].size(); ++i)
@@ -40,24 +49,24 @@ void Forest::check_invariants() const {
   }
   for (int level = 0; level < num_levels(); ++level)
     for (int g : groups_[level]) {
-      const PatchCoord base = patches_[g].coord();
+      const PatchCoord base = patch(g).coord();
       for (int c = 0; c < kFamilySize; ++c) {
-        const auto& m = patches_[g + c];
+        const PatchMeta m = patch(g + c);
         const PatchCoord want = {base[0] + (c & 1), base[1] + ((c >> 1) & 1),
                                  base[2] + ((c >> 2) & 1)};
-        if (m.level != level || m.coord() != want || m.parent != patches_[g].parent ||
+        if (m.level != level || m.coord() != want || m.parent != patch(g).parent ||
             (c == 0 && base[0] % 2 + base[1] % 2 + base[2] % 2 != 0))
           invariant_failed("family at " + coord_text(level, base) + " is not complete");
         if (level > 0 &&
-            (patches_[m.parent].first_child != g ||
-             patches_[m.parent].coord() != PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
+            (patch(m.parent).first_child != g ||
+             patch(m.parent).coord() != PatchCoord{base[0] / 2, base[1] / 2, base[2] / 2}))
           invariant_failed("parent link of " + coord_text(level, m.coord()));
-        if (!m.is_leaf() && patches_[m.first_child].parent != g + c)
+        if (!m.is_leaf() && patch(m.first_child).parent != g + c)
           invariant_failed("child link of " + coord_text(level, m.coord()));
       }
     }
   for (int p = 0; p < num_patches(); ++p) {
-    const auto& m = patches_[p];
+    const PatchMeta m = patch(p);
     if (find_patch(m.level, m.coord()) != p)
       invariant_failed("lookup of " + coord_text(m.level, m.coord()) + " does not find it");
     for (int n = 0; n < 27; ++n) {
@@ -89,13 +98,13 @@ void Forest::check_invariants() const {
                          " lacks a neighbour on its own level");
     }
   }
-  if (flags_.size() != patches_.size() / kFamilySize)
+  if (flags_.size() != std::size_t(num_patches()) / kFamilySize)
     invariant_failed("the family flags are not one per family");
   for (int level = 0; level < num_levels(); ++level)
     for (const int g : groups_[level])
       if (flags_[g / kFamilySize] != compute_flags(g))
         invariant_failed("the flags (sides, coarse blocks) of " +
-                         coord_text(level, patches_[g].coord()) + " are stale");
+                         coord_text(level, patch(g).coord()) + " are stale");
 }
 
 }  // namespace tessera::mesh

@@ -36,7 +36,7 @@ int missing(const BlockPlace& p, int sides) {
 }  // namespace
 
 NeighbourTable::Row NeighbourTable::row(int first_patch) const {
-  const int* links = forest_->family_links(first_patch);
+  const Forest::FamilyLinks links = forest_->family_links(first_patch);
   const int sides = forest_->family_flags(first_patch);
   Row r;
   for (int bz = -1; bz <= 2; ++bz)
@@ -51,7 +51,7 @@ NeighbourTable::Row NeighbourTable::row(int first_patch) const {
 
 int NeighbourTable::block(int first_patch, int bx, int by, int bz) const {
   const BlockPlace p = place(bx, by, bz);
-  const int q = forest_->family_links(first_patch)[p.family];
+  const int q = forest_->family_neighbour(first_patch, p.family);
   return q != kNoPatch ? q + p.child : missing(p, forest_->family_flags(first_patch));
 }
 

@@ -228,7 +228,7 @@ void prolong_family(Mesh& mesh, int first_child, CoarseBox& scratch) {
   gather_box(mesh, parent.level, {parent.corner[0] - 1, parent.corner[1] - 1, parent.corner[2] - 1},
              kPatchSize + 2, 1.0, scratch);
   for (int c = 0; c < kFamilySize; ++c) {
-    const auto& corner = mesh.patch(first_child + c).corner;
+    const auto corner = mesh.patch(first_child + c).corner;
     prolong_region(scratch, corner,
                    {corner[0] + kPatchSize, corner[1] + kPatchSize, corner[2] + kPatchSize},
                    mesh.current(first_child + c), kPatchSize, corner);

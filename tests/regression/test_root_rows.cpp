@@ -63,7 +63,7 @@ void expect_rows_move_the_root(const std::string& file, const std::vector<std::s
   std::vector<double> rho(plane * n[2], kNaN);
   for (const int g : one.groups(0))
     for (int c = 0; c < mesh::kFamilySize; ++c) {
-      const auto& o = one.patch(g + c).corner;
+      const auto o = one.patch(g + c).corner;
       for (int a = 0; a < int(mesh::kPatchCells); ++a)
         rho[(std::size_t(o[2] + a / (kN * kN)) * n[1] + o[1] + (a / kN) % kN) * n[0] + o[0] +
             a % kN] = density(one, g + c, a, source);

@@ -1,9 +1,13 @@
 // The octree's structure (docs/architecture.md, "Mesh and data layout", "Ranks"): families
 // of 8 patches, their levels, positions, parent/child links, each family's same-level
 // neighbour families, each level's families in canonical order, and the flags the neighbour table
-// adds. It holds no field data (about 72 bytes per patch), so every rank holds the whole forest and
-// computes the same partition and exchange plans without asking the others, as Parthenon and
-// AthenaK replicate theirs. The data live in a PatchStore (patch_store.hpp); a Mesh is the two.
+// adds. It holds no field data, so every rank holds the whole forest and computes the same
+// partition and exchange plans without asking the others, as Parthenon and AthenaK replicate
+// theirs. The root level, a uniform grid, is not stored patch by patch: its patches come first,
+// family by family in Morton order, and their corners and same-level links follow from their
+// index (about 7 bytes per root patch: the first child and the order's tables); the refined
+// levels keep about 60 bytes per patch. The data live in a PatchStore (patch_store.hpp); a
+// Mesh is the two.
 #pragma once
 
 #include <array>
@@ -90,16 +94,24 @@ class Forest {
   Forest(const Geometry& geometry, const Hierarchy& refined = {});
 
   const Geometry& geometry() const { return geometry_; }
-  int num_patches() const { return static_cast<int>(patches_.size()); }
+  int num_patches() const { return root_patches_ + static_cast<int>(patches_.size()); }
   int num_levels() const { return static_cast<int>(groups_.size()); }
-  const PatchMeta& patch(int p) const { return patches_[p]; }
+  // Patch p's metadata, a value: the root's is computed from p (the root's patches are
+  // [0, root_patches()), its families in Morton order), a refined patch's is stored.
+  PatchMeta patch(int p) const {
+    return p >= root_patches_ ? patches_[std::size_t(p - root_patches_)] : root_patch(p);
+  }
+  // Patches of the root level (its families never change: level 0 is the whole root grid).
+  int root_patches() const { return root_patches_; }
   // The same-level neighbours are kept per family: a level's patches come in aligned
   // families of 2x2x2, so the 56 patches around a family lie in the 26 family positions
   // around it, each holding a whole family or none. The first patch of the family at
   // family offset n (neighbour_index, in families; periodic images included; 13 is the
   // family itself) of the family of `first_patch`, or kNoPatch where the level has none.
   int family_neighbour(int first_patch, int n) const {
-    return links_[std::size_t(first_patch / kFamilySize) * 27 + n];
+    return first_patch < root_patches_
+               ? root_neighbour(first_patch / kFamilySize, n)
+               : links_[std::size_t((first_patch - root_patches_) / kFamilySize) * 27 + n];
   }
   // The same-level neighbour of patch p at offset n (neighbour_index, in patches), or
   // kNoPatch (from the family links).
@@ -114,9 +126,8 @@ class Forest {
   // family links and flags, valid until the structure changes.
   NeighbourTable neighbours() const { return NeighbourTable(*this); }
   // The 27 family links of the family of `first_patch` (family_neighbour's, in order).
-  const int* family_links(int first_patch) const {
-    return links_.data() + std::size_t(first_patch / kFamilySize) * 27;
-  }
+  using FamilyLinks = std::array<int, 27>;
+  FamilyLinks family_links(int first_patch) const;
   // The family's sides and coarse flag (NeighbourTable: bits 0-5 the non-periodic domain
   // sides it touches, kFamilyReadsCoarse where a block around it is on the coarser level);
   // brought up to date whenever the structure changes (construction, apply_hierarchy,
@@ -192,12 +203,45 @@ class Forest {
   // Position in groups(level)'s first `count` (canonical order) of the family at `first`.
   std::size_t group_position(int level, int first, std::size_t count) const;
 
+  // The root level, implicit: root family f (patches 8 f .. 8 f + 7) is the f-th along the
+  // Morton curve of the root's family coordinates. Level 0 is the whole root grid and comes
+  // first in every order (construction, canonicalize, the holes a shrinking forest fills are
+  // refined families'), so its patches never move.
+  PatchMeta root_patch(int p) const {
+    const PatchCoord& f = root_coords_[std::size_t(p / kFamilySize)];
+    const int c = p % kFamilySize;
+    PatchMeta m;
+    m.corner = {(2 * f[0] + (c & 1)) * kPatchSize, (2 * f[1] + ((c >> 1) & 1)) * kPatchSize,
+                (2 * f[2] + ((c >> 2) & 1)) * kPatchSize};
+    m.first_child = root_child_[std::size_t(p)];
+    return m;
+  }
+  // The first patch of the root family at offset n (neighbour_index, in families; periodic
+  // images wrapped) of root family `family`, or kNoPatch beyond a non-periodic side.
+  int root_neighbour(int family, int n) const;
+  // A refined patch's stored metadata and its family's links.
+  PatchMeta& meta(int p) { return patches_[std::size_t(p - root_patches_)]; }
+  int* links_of(int first_patch) {
+    return links_.data() + std::size_t((first_patch - root_patches_) / kFamilySize) * 27;
+  }
+  void set_first_child(int p, int child) {
+    if (p < root_patches_)
+      root_child_[std::size_t(p)] = child;
+    else
+      meta(p).first_child = child;
+  }
+
   Geometry geometry_;
-  std::vector<PatchMeta> patches_;
+  int root_patches_ = 0;
+  std::array<int, 3> root_families_{};    // root families per axis
+  std::vector<PatchCoord> root_coords_;   // [root family]: its coordinate (Morton order)
+  std::vector<int> root_index_;           // [x + nx (y + ny z)]: the root family there
+  std::vector<int> root_child_;           // [root patch]: first_child
+  std::vector<PatchMeta> patches_;        // [p - root_patches_]: the refined patches
   std::vector<std::vector<int>> groups_;  // [level]: first patches, canonical order
-  // [family][27]: family_neighbour's links.
+  // [refined family][27]: family_neighbour's links.
   std::vector<int> links_;
-  // (level, family coordinate) -> the family's first patch (one entry per family).
+  // (level >= 1, family coordinate) -> the family's first patch (one entry per refined family).
   std::unordered_map<std::uint64_t, int> lookup_;
   // [family]: family_flags.
   std::vector<std::uint8_t> flags_;

@@ -39,7 +39,7 @@ class Mesh {
   const Geometry& geometry() const { return forest_.geometry(); }
   int num_patches() const { return forest_.num_patches(); }
   int num_levels() const { return forest_.num_levels(); }
-  const PatchMeta& patch(int p) const { return forest_.patch(p); }
+  PatchMeta patch(int p) const { return forest_.patch(p); }
   const std::vector<int>& groups(int level) const { return forest_.groups(level); }
   NeighbourTable neighbours() const { return forest_.neighbours(); }
   long long num_leaf_cells() const { return forest_.num_leaf_cells(); }
