@@ -18,6 +18,18 @@ Partition Partition::following(const mesh::Mesh& m, const Partition& previous, d
                                double coarse_fine_cost) {
   Partition p(m, previous.ranks_, coarse_fine_cost);
   for (int level = 0; level < m.num_levels(); ++level) {
+    if (level == 0 && !previous.starts_.empty()) {
+      // The root level never changes, its families keep their slots (the forest's first),
+      // and none of its groups reads a coarser level, so every cost is 1: the previous cut
+      // is along_curve's, and keeping it gives the same owners again. Copied instead of a
+      // pass over every root family per regrid.
+      const std::size_t families = m.groups(0).size();
+      std::copy_n(previous.owner_.begin(), families, p.owner_.begin());
+      p.counts_[0] = previous.counts_[0];
+      p.costs_[0] = previous.costs_[0];
+      p.starts_[0] = previous.starts_[0];
+      continue;
+    }
     const std::vector<double> cost = p.level_costs(m, level);
     if (level >= static_cast<int>(previous.starts_.size())) {  // a new level
       p.cut_level(m, level, cost);
