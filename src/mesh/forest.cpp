@@ -61,7 +61,15 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
   if (static_cast<int>(refined.size()) + 1 > kMaxLevels)
     throw Error(ErrorKind::kInput,
                 "at most " + std::to_string(kMaxLevels - 1) + " refinement levels are supported");
+  // Patch indices are ints: the root may take at most half of their range, which leaves
+  // the other half to the refined levels.
+  const std::size_t families = std::size_t(ng[0]) * std::size_t(ng[1]) * std::size_t(ng[2]);
+  if (families * kFamilySize > std::size_t(std::numeric_limits<int>::max()) / 2)
+    throw Error(ErrorKind::kInput,
+                "mesh.nx: the root grid's " + std::to_string(families * kFamilySize) +
+                    " patches of 8^3 cells exceed the 2^30 that 32-bit patch indices allow");
   std::vector<PatchCoord> group_coords;
+  group_coords.reserve(families);
   for (int z = 0; z < ng[2]; ++z)
     for (int y = 0; y < ng[1]; ++y)
       for (int x = 0; x < ng[0]; ++x) group_coords.push_back({x, y, z});
@@ -78,8 +86,6 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
     root_index_[std::size_t(gc[0]) + std::size_t(ng[0]) * (gc[1] + std::size_t(ng[1]) * gc[2])] =
         static_cast<int>(f);
   }
-  if (root_coords_.size() * kFamilySize > std::size_t(std::numeric_limits<int>::max()) / 2)
-    throw Error(ErrorKind::kInput, "the root grid has too many patches for 32-bit patch indices");
   root_patches_ = static_cast<int>(root_coords_.size()) * kFamilySize;
   root_child_.assign(std::size_t(root_patches_), kNoPatch);
   groups_.resize(1);

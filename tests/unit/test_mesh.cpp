@@ -251,6 +251,20 @@ TEST(Mesh, CellsThatAreNotMultiplesOf16AreRejected) {
   }
 }
 
+// Patch indices are ints and the root takes at most half their range: a root of 2^30
+// patches is refused before anything is allocated for it; one just below is built.
+TEST(Mesh, RootGridsBeyondThePatchIndexRangeAreRejected) {
+  try {
+    Forest forest(make_geometry({8192, 8192, 8192}, uniform_bcs(Boundary::kPeriodic)));
+    ADD_FAILURE() << "accepted a root of 2^30 patches";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput);
+    EXPECT_NE(std::string(e.what()).find("mesh.nx"), std::string::npos) << e.what();
+  }
+  const Forest forest(make_geometry({4096, 16, 16}, uniform_bcs(Boundary::kOutflow)));
+  EXPECT_EQ(forest.root_patches(), 512 * 2 * 2);
+}
+
 TEST(Mesh, CellCentresFollowTheCornerAndCellWidth) {
   const Geometry g = make_geometry({32, 16, 48}, uniform_bcs(Boundary::kPeriodic));
   const Mesh mesh(g, hydro_fields(true, 0));
