@@ -87,7 +87,7 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
         static_cast<int>(f);
   }
   root_patches_ = static_cast<int>(root_coords_.size()) * kFamilySize;
-  root_child_.assign(std::size_t(root_patches_), kNoPatch);
+  child_.assign(std::size_t(root_patches_), kNoPatch);
   groups_.resize(1);
   groups_[0].reserve(root_coords_.size());
   for (int g = 0; g < root_patches_; g += kFamilySize) groups_[0].push_back(g);
@@ -124,19 +124,13 @@ Forest::Forest(const Geometry& geometry, const Hierarchy& refined) : geometry_(g
 
 void Forest::place_family(int first_patch, int level, PatchCoord first, int parent) {
   if (first_patch == num_patches()) {
-    patches_.resize(patches_.size() + kFamilySize);
+    child_.resize(child_.size() + kFamilySize, kNoPatch);
+    families_.emplace_back();
     links_.resize(links_.size() + 27, kNoPatch);
   }
   if (parent != kNoPatch) set_first_child(parent, first_patch);
-  for (int c = 0; c < kFamilySize; ++c) {
-    PatchMeta& m = meta(first_patch + c);
-    m = PatchMeta{};
-    m.level = level;
-    m.parent = parent;
-    const PatchCoord pc = {first[0] + (c & 1), first[1] + ((c >> 1) & 1),
-                           first[2] + ((c >> 2) & 1)};
-    for (int d = 0; d < 3; ++d) m.corner[d] = pc[d] * kPatchSize;
-  }
+  family_of(first_patch) = RefinedFamily{first, parent, level};
+  std::fill_n(child_.begin() + first_patch, kFamilySize, kNoPatch);
   int* links = links_of(first_patch);
   std::fill_n(links, 27, kNoPatch);
   links[13] = first_patch;
@@ -146,8 +140,8 @@ void Forest::place_family(int first_patch, int level, PatchCoord first, int pare
 // Links the family to its same-level neighbour families, both ways. Neighbours that do
 // not exist yet link back when they are placed.
 void Forest::link_family(int first_patch) {
-  const PatchCoord base = meta(first_patch).coord();  // even: the family's first patch
-  const int level = meta(first_patch).level;
+  const PatchCoord base = family_of(first_patch).first;  // even: the family's first patch
+  const int level = family_of(first_patch).level;
   int* links = links_of(first_patch);
   touch(first_patch);
   for (int n = 0; n < 27; ++n) {
@@ -165,7 +159,7 @@ void Forest::link_family(int first_patch) {
 // loses it, and its slots are marked free (level -1).
 void Forest::unlink_family(int first_patch) {
   for (int c = 0; c < kFamilySize; ++c) {
-    const PatchMeta& m = meta(first_patch + c);
+    const PatchMeta m = patch(first_patch + c);
     if (!m.is_leaf())
       throw Error(ErrorKind::kInternal,
                   "regrid removes " + coord_text(m.level, m.coord()) + " but keeps its children");
@@ -177,11 +171,11 @@ void Forest::unlink_family(int first_patch) {
     links_of(q)[opposite(n)] = kNoPatch;
     touch(q);
   }
-  const PatchCoord base = meta(first_patch).coord();
-  lookup_.erase(key(meta(first_patch).level, {base[0] / 2, base[1] / 2, base[2] / 2}));
-  const int parent = meta(first_patch).parent;
-  if (parent != kNoPatch) set_first_child(parent, kNoPatch);
-  for (int c = 0; c < kFamilySize; ++c) meta(first_patch + c) = PatchMeta{-1};
+  const RefinedFamily family = family_of(first_patch);
+  const PatchCoord& base = family.first;
+  lookup_.erase(key(family.level, {base[0] / 2, base[1] / 2, base[2] / 2}));
+  if (family.parent != kNoPatch) set_first_child(family.parent, kNoPatch);
+  family_of(first_patch) = RefinedFamily{};  // level -1: free
   std::fill_n(links, 27, kNoPatch);
 }
 
@@ -189,7 +183,8 @@ void Forest::unlink_family(int first_patch) {
 // that points to it (the store moves the data: Forest::apply_changes). Not its entry in
 // its level's list of groups: apply_changes, its only caller, fixes that.
 void Forest::move_family(int from, int to) {
-  for (int c = 0; c < kFamilySize; ++c) meta(to + c) = meta(from + c);
+  family_of(to) = family_of(from);
+  std::copy_n(child_.begin() + from, kFamilySize, child_.begin() + to);
   int* links = links_of(to);
   std::copy_n(links_of(from), 27, links);
   touch(to);
@@ -202,15 +197,15 @@ void Forest::move_family(int from, int to) {
       touch(q);
     }
   }
-  const PatchCoord base = meta(to).coord();
-  lookup_[key(meta(to).level, {base[0] / 2, base[1] / 2, base[2] / 2})] = to;
-  for (int c = 0; c < kFamilySize; ++c) {
-    const PatchMeta m = meta(to + c);
-    if (!m.is_leaf())
-      for (int cc = 0; cc < kFamilySize; ++cc) meta(m.first_child + cc).parent = to + c;
-  }
-  if (meta(to).parent != kNoPatch) set_first_child(meta(to).parent, to);
-  for (int c = 0; c < kFamilySize; ++c) meta(from + c) = PatchMeta{-1};
+  const RefinedFamily family = family_of(to);
+  const PatchCoord& base = family.first;
+  lookup_[key(family.level, {base[0] / 2, base[1] / 2, base[2] / 2})] = to;
+  for (int c = 0; c < kFamilySize; ++c)
+    if (child_[std::size_t(to + c)] != kNoPatch)
+      family_of(child_[std::size_t(to + c)]).parent = to + c;
+  if (family.parent != kNoPatch) set_first_child(family.parent, to);
+  family_of(from) = RefinedFamily{};
+  std::fill_n(child_.begin() + from, kFamilySize, kNoPatch);
   std::fill_n(links_of(from), 27, kNoPatch);
 }
 
@@ -360,9 +355,12 @@ ForestChange Forest::apply_changes(const HierarchyChange& hc) {
       fc.moves.push_back({last, hole});
       ++change.moved_families;
     }
-    while (!patches_.empty() && patches_.back().level < 0) patches_.pop_back();
+    while (!families_.empty() && families_.back().level < 0) {
+      families_.pop_back();
+      child_.resize(child_.size() - kFamilySize);
+    }
   }
-  links_.resize(patches_.size() / kFamilySize * 27);
+  links_.resize(families_.size() * 27);
   fc.patches_after = std::size_t(num_patches());
   for (int level = 1; level < num_levels(); ++level) merge_groups(level, kept_groups[level]);
   change.added.resize(groups_.size());
@@ -427,22 +425,22 @@ std::vector<int> Forest::canonicalize() {
   // The root comes first in canonical order and stays where it is (order[p] = p there):
   // only its first children are renumbered.
   const auto root = std::size_t(root_patches_);
-  for (std::size_t p = 0; p < root; ++p) root_child_[p] = renumber(root_child_[p]);
-  std::vector<PatchMeta> metas(patches_.size());
+  std::vector<int> child(child_.size());
+  for (std::size_t i = 0; i < order.size(); ++i) child[i] = renumber(child_[std::size_t(order[i])]);
+  std::vector<RefinedFamily> families(families_.size());
   std::vector<int> links(links_.size());
-  for (std::size_t i = root; i < order.size(); ++i) {
-    PatchMeta m = patches_[std::size_t(order[i]) - root];
-    m.parent = renumber(m.parent);
-    m.first_child = renumber(m.first_child);
-    metas[i - root] = m;
-    if (i % kFamilySize != 0) continue;
-    const PatchCoord pc = m.coord();
-    lookup_[key(m.level, {pc[0] / 2, pc[1] / 2, pc[2] / 2})] = static_cast<int>(i);
+  for (std::size_t i = root; i < order.size(); i += kFamilySize) {
+    RefinedFamily family = families_[(std::size_t(order[i]) - root) / kFamilySize];
+    family.parent = renumber(family.parent);
+    families[(i - root) / kFamilySize] = family;
+    const PatchCoord& pc = family.first;
+    lookup_[key(family.level, {pc[0] / 2, pc[1] / 2, pc[2] / 2})] = static_cast<int>(i);
     for (int n = 0; n < 27; ++n)
       links[(i - root) / kFamilySize * 27 + std::size_t(n)] =
           renumber(family_neighbour(order[i], n));
   }
-  patches_ = std::move(metas);
+  child_ = std::move(child);
+  families_ = std::move(families);
   links_ = std::move(links);
   for (auto& groups : groups_)
     for (auto& g : groups) g = where[g];

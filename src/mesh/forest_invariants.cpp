@@ -26,13 +26,13 @@ std::string coord_text(int level, PatchCoord pc) {
 }  // namespace
 
 void Forest::check_invariants() const {
-  if (lookup_.size() * kFamilySize != patches_.size() ||
-      links_.size() * kFamilySize != patches_.size() * 27)
+  if (lookup_.size() != families_.size() || links_.size() != families_.size() * 27 ||
+      child_.size() != std::size_t(root_patches_) + families_.size() * kFamilySize)
     invariant_failed("the lookup table holds " + std::to_string(lookup_.size()) +
-                     " refined families and the links " + std::to_string(links_.size() / 27) +
-                     ", the forest " + std::to_string(patches_.size() / kFamilySize));
-  if (root_child_.size() != std::size_t(root_patches_) ||
-      root_coords_.size() * kFamilySize != std::size_t(root_patches_) ||
+                     " refined families, the links " + std::to_string(links_.size() / 27) +
+                     " and the records " + std::to_string(families_.size()) + ", the forest " +
+                     std::to_string((child_.size() - std::size_t(root_patches_)) / kFamilySize));
+  if (root_coords_.size() * kFamilySize != std::size_t(root_patches_) ||
       root_index_.size() != root_coords_.size() || num_levels() < 1 ||
       groups_[0].size() * kFamilySize != std::size_t(root_patches_))
     invariant_failed("the root level's tables do not match its " +
