@@ -422,8 +422,9 @@ std::vector<int> Forest::canonicalize() {
   std::vector<int> where(order.size());
   for (std::size_t i = 0; i < order.size(); ++i) where[order[i]] = static_cast<int>(i);
   auto renumber = [&](int q) { return q == kNoPatch ? kNoPatch : where[q]; };
-  // The root comes first in canonical order and stays where it is (order[p] = p there):
-  // only its first children are renumbered.
+  // Every patch's first child renumbered; the root comes first in canonical order and stays
+  // where it is (order[p] = p there), so only the refined families' records (parents
+  // renumbered), links and lookup entries move.
   const auto root = std::size_t(root_patches_);
   std::vector<int> child(child_.size());
   for (std::size_t i = 0; i < order.size(); ++i) child[i] = renumber(child_[std::size_t(order[i])]);

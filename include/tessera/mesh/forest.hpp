@@ -6,8 +6,8 @@
 // theirs. The root level, a uniform grid, is not stored patch by patch: its patches come first,
 // family by family in Morton order, and their corners and same-level links follow from their
 // index (about 7 bytes per root patch: the first child and the order's tables). A refined
-// patch stores its first child, and its family its coordinate, level, parent, 27 links
-// and lookup entry. The data live in a PatchStore (patch_store.hpp); a
+// patch stores its first child, and its family its coordinate, level, parent, 27 links,
+// lookup entry and flags. The data live in a PatchStore (patch_store.hpp); a
 // Mesh is the two.
 #pragma once
 
@@ -221,10 +221,11 @@ class Forest {
   // Position in groups(level)'s first `count` (canonical order) of the family at `first`.
   std::size_t group_position(int level, int first, std::size_t count) const;
 
-  // The root level, implicit: root family f (patches 8 f .. 8 f + 7) is the f-th along the
-  // Morton curve of the root's family coordinates. Level 0 is the whole root grid and comes
-  // first in every order (construction, canonicalize, the holes a shrinking forest fills are
-  // refined families'), so its patches never move.
+  // The root level is implicit (patch() reads root_coords_): root family f (patches 8 f ..
+  // 8 f + 7) is the f-th along the Morton curve of the root's family coordinates. Level 0 is
+  // the whole root grid and comes first in every order (construction, canonicalize, the holes
+  // a shrinking forest fills are refined families'), so its patches never move.
+  //
   // The first patch of the root family at offset n (neighbour_index, in families; periodic
   // images wrapped) of root family `family`, or kNoPatch beyond a non-periodic side.
   int root_neighbour(int family, int n) const;
