@@ -3,21 +3,16 @@
 // mesh after every regrid (Simulation::set_verify_mesh, the AMR regression tests).
 #include <string>
 
+#include "forest_internal.hpp"
 #include "tessera/core/error.hpp"
 #include "tessera/mesh/forest.hpp"
 
 namespace tessera::mesh {
 
+using detail::coord_text;
+using detail::opposite;
+
 namespace {
-
-constexpr int opposite(int n) {
-  return 26 - n;
-}
-
-std::string coord_text(int level, PatchCoord pc) {
-  return "level " + std::to_string(level) + " patch (" + std::to_string(pc[0]) + ", " +
-         std::to_string(pc[1]) + ", " + std::to_string(pc[2]) + ")";
-}
 
 [[noreturn]] void invariant_failed(const std::string& what) {
   throw Error(ErrorKind::kInternal, "mesh invariant violated: " + what);

@@ -165,9 +165,9 @@ class Forest {
   // same place has the same key, so a cut between keys survives regrids.
   std::uint64_t curve_key(int p) const;
 
-  // The change that turns this forest into one of `refined` (a pass over the whole
-  // hierarchy; added parents in the order `refined` lists them, removed ones finest level
-  // first, each level in canonical order).
+  // The regrid (forest_changes.cpp). The change that turns this forest into one of
+  // `refined` (a pass over the whole hierarchy; added parents in the order `refined` lists
+  // them, removed ones finest level first, each level in canonical order).
   HierarchyChange change_to(const Hierarchy& refined) const;
   // Changes the forest by `change` in place: the removed families go (finest level
   // first), new ones are placed (in the order listed, coarse to fine, lowest free
